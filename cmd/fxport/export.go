@@ -1,0 +1,253 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/pm"
+)
+
+// exportTarget is one (target, backend) pair the export command can run.
+type exportTarget struct {
+	cli, target, backend string
+	// ext is the file extension of the target's native output.
+	ext string
+}
+
+var exportTargets = []exportTarget{
+	{"dynamo", pm.TargetDynamo, pm.BackendAll, ".pt2"},
+	{"onnx", pm.TargetONNX, pm.BackendONNX, ".onnx"},
+	{"executorch-portable", pm.TargetExecuTorch, "executorch.portable", ".pte"},
+	{"executorch-xnnpack", pm.TargetExecuTorch, "executorch.xnnpack", ".pte"},
+	{"executorch-cuda", pm.TargetExecuTorch, "executorch.cuda", ".pte"},
+}
+
+func targetNames() string {
+	var n []string
+	for _, t := range exportTargets {
+		n = append(n, t.cli)
+	}
+	return strings.Join(n, ", ") + ", all"
+}
+
+func resolveTargets(name, backend string) ([]exportTarget, error) {
+	if name == "all" {
+		return exportTargets, nil
+	}
+	for _, t := range exportTargets {
+		if t.cli == name {
+			return []exportTarget{t}, nil
+		}
+	}
+	if name == pm.TargetExecuTorch {
+		b := backend
+		if b == "" {
+			b = pm.ExportBackends(pm.TargetExecuTorch)[0]
+		}
+		return []exportTarget{{name + "-" + strings.TrimPrefix(b, "executorch."), name, b, ".pte"}}, nil
+	}
+	return nil, usageErr("unknown target %q (known: %s)", name, targetNames())
+}
+
+// listFlag collects a repeatable, comma-separable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+// runFlags are the pass-manager flags shared by export and replay.
+type runFlags struct {
+	verifyEach, printAfterAll, printAfterChange, timePasses, memPasses, debug bool
+	printBefore, printAfter, disable                                         listFlag
+	dumpDir, reproducer                                                      string
+	shuffle                                                                  uint64
+}
+
+func (r *runFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&r.verifyEach, "verify-each", false, "verify the IR before the first pass and after every pass")
+	fs.Var(&r.printBefore, "print-before", "print the IR before these passes (repeatable, comma-separated; \"all\")")
+	fs.Var(&r.printAfter, "print-after", "print the IR after these passes (repeatable, comma-separated; \"all\")")
+	fs.BoolVar(&r.printAfterAll, "print-after-all", false, "print the IR after every pass")
+	fs.BoolVar(&r.printAfterChange, "print-after-change", false, "print the IR after a pass only when it changed")
+	fs.StringVar(&r.dumpDir, "dump-dir", "", "write IR dumps as files into this directory instead of stderr")
+	fs.BoolVar(&r.timePasses, "time", false, "measure each pass's duration")
+	fs.BoolVar(&r.memPasses, "mem", false, "measure each pass's allocations")
+	fs.Var(&r.disable, "disable", "skip these passes (required passes cannot be disabled)")
+	fs.StringVar(&r.reproducer, "reproducer", "", "on a pass failure, write a reproducer (pipeline + IR before the pass) to this path")
+	fs.Uint64Var(&r.shuffle, "shuffle", 0, "reorder independent nodes with this seed before every pass (order-dependence check)")
+	fs.BoolVar(&r.debug, "debug", false, "print the passes' debug lines")
+}
+
+func (r *runFlags) config(stderr io.Writer) pm.Config {
+	cfg := pm.Config{
+		VerifyEach:       r.verifyEach,
+		PrintBefore:      r.printBefore,
+		PrintAfter:       r.printAfter,
+		PrintAfterChange: r.printAfterChange,
+		DumpDir:          r.dumpDir,
+		Out:              stderr,
+		Time:             r.timePasses,
+		Mem:              r.memPasses,
+		Disable:          r.disable,
+		Reproducer:       r.reproducer,
+		Shuffle:          r.shuffle,
+	}
+	if r.printAfterAll {
+		cfg.PrintAfter = append(cfg.PrintAfter, "all")
+	}
+	if r.dumpDir != "" {
+		cfg.Out = nil
+	}
+	if r.debug {
+		cfg.Debug = stderr
+	}
+	return cfg
+}
+
+func runExport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("export", stderr)
+	target := fs.String("target", "", "target: "+targetNames())
+	backend := fs.String("backend", "", "backend for --target executorch (executorch.xnnpack, executorch.cuda, executorch.portable, …)")
+	out := fs.String("o", "", "output file (one target) or directory (--target all)")
+	pipelineText := fs.String("pipeline", "", "run this pipeline text instead of the target's default")
+	report := fs.Bool("report", false, "print what ran and what fired")
+	var exclude, include listFlag
+	fs.Var(&exclude, "exclude-patch", "do not install these patches (names or catalog IDs)")
+	fs.Var(&include, "include-patch", "install these opt-in patches (names or catalog IDs)")
+	var rf runFlags
+	rf.register(fs)
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usageErr("want one FILE, got %d", len(files))
+	}
+	if *target == "" || *out == "" {
+		return usageErr("--target and -o are required")
+	}
+	targets, err := resolveTargets(*target, *backend)
+	if err != nil {
+		return err
+	}
+	src, err := loadProgram(files[0])
+	if err != nil {
+		return err
+	}
+	if err := ir.Verify(src); err != nil {
+		return fmt.Errorf("%s: %w", files[0], err)
+	}
+	multi := *target == "all"
+	if multi {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+	}
+	stem := strings.TrimSuffix(filepath.Base(files[0]), filepath.Ext(files[0]))
+	var failed []string
+	for _, t := range targets {
+		dest := *out
+		if multi {
+			dest = filepath.Join(*out, stem+"."+t.cli+".fxir")
+		}
+		if err := exportOne(src.Clone(), t, dest, *pipelineText, exclude, include, rf, *report, stdout, stderr); err != nil {
+			if !multi {
+				return err
+			}
+			fmt.Fprintf(stderr, "fxport export: %s: %v\n", t.cli, err)
+			failed = append(failed, t.cli)
+			continue
+		}
+		if multi {
+			fmt.Fprintf(stdout, "%s: wrote %s\n", t.cli, dest)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d targets failed: %s", len(failed), len(targets), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+func exportOne(p *ir.Program, t exportTarget, dest, pipelineText string, exclude, include listFlag, rf runFlags, report bool, stdout, stderr io.Writer) error {
+	if ext := filepath.Ext(dest); ext != ".fxir" {
+		if ext == t.ext {
+			return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t.cli)
+		}
+		return fmt.Errorf("output %s: want a .fxir file", dest)
+	}
+	var pl *pm.Pipeline
+	var err error
+	if pipelineText != "" {
+		pl, err = pm.ParsePipeline(pipelineText)
+	} else {
+		pl, err = pm.Build(t.target, t.backend)
+	}
+	if err != nil {
+		return err
+	}
+	var opts []pm.ExportOption
+	if len(exclude) > 0 {
+		opts = append(opts, pm.ExcludePatches(exclude...))
+	}
+	if len(include) > 0 {
+		opts = append(opts, pm.IncludePatches(include...))
+	}
+	exp, err := pm.NewExport(pl.Target, pl.Backend, opts...)
+	if err != nil {
+		return err
+	}
+	rep, err := pm.Run(p, pl, exp, rf.config(stderr))
+	if rep != nil && report {
+		fmt.Fprintf(stdout, "== %s ==\n%s", t.cli, rep.Text(rf.timePasses || rf.memPasses))
+	}
+	if err != nil {
+		var pe *pm.PassError
+		if errors.As(err, &pe) && rf.reproducer != "" {
+			return fmt.Errorf("%w (reproducer written to %s; replay with: fxport replay %s)", err, rf.reproducer, rf.reproducer)
+		}
+		return err
+	}
+	return writeFileAtomic(dest, []byte(ir.Print(p)))
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it
+// into place, so a failure never leaves a half-written output.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+// Command fxport compiles torch.export programs to ONNX and ExecuTorch,
+// running every export workaround as a named pass.
+//
+// Usage:
+//
+//	fxport parse FILE                       print the program as IR text
+//	fxport passes [--target T] [--markdown]  list stages and registered passes
+//	fxport pipeline --target T [--backend B] print the default pipeline
+//	fxport export FILE --target T -o OUT     run a target's pipeline and write the result
+//	fxport replay REPRODUCER                 re-run a failing pass from its reproducer
+//
+// Run "fxport help COMMAND" for a command's flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	_ "github.com/fxport/fxport/passes" // the workaround catalog
+)
+
+type command struct {
+	name, usage, summary string
+	run                  func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"parse", "parse [--verify] [--verify-types] FILE", "print a program as IR text", runParse},
+		{"passes", "passes [--target T] [--backend B] [--markdown]", "list each target's stages and every registered pass", runPasses},
+		{"pipeline", "pipeline --target T [--backend B]", "print a target's default pipeline in text form", runPipeline},
+		{"export", "export FILE --target T [--backend B] -o OUT [flags]", "run a target's pipeline on a program and write the result", runExport},
+		{"replay", "replay REPRODUCER", "re-run the pipeline of a reproducer written by --reproducer", runReplay},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errUsage marks errors that should print the command's usage.
+var errUsage = errors.New("usage")
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "help" {
+		if len(args) > 1 {
+			for _, c := range commands() {
+				if c.name == args[1] {
+					_ = c.run([]string{"-h"}, stdout, stderr)
+					return 0
+				}
+			}
+		}
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		err := c.run(args[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(stderr, "fxport %s: %v\nusage: fxport %s\n", name, err, c.usage)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "fxport %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "fxport: unknown command %q\n", name)
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "fxport compiles torch.export programs to ONNX and ExecuTorch.")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun \"fxport help COMMAND\" for a command's flags.")
+}
+
+func usageErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("fxport "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseInterspersed parses flags that may come before or after positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

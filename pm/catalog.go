@@ -1,0 +1,231 @@
+package pm
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Catalog holds one registry per kind of workaround plus the passes. The
+// package-level Register functions fill Default at init time; tests and
+// tools may build their own with NewCatalog. A catalog is read-only once
+// exports use it; nothing an export does mutates it.
+type Catalog struct {
+	Passes       *Registry[*Pass]
+	Captures     *Registry[*CaptureStep]
+	Prepares     *Registry[*BackendPrepare]
+	Patches      *Registry[*Patch]
+	ProgramFixes *Registry[*ProgramFix]
+	NodeFixes    *Registry[*NodeFix]
+	Translations *Registry[*Translation]
+	IRFixes      *Registry[*IRFix]
+
+	mu    sync.Mutex
+	names map[string]EntryKind // every entry name, across registries
+}
+
+// NewCatalog returns a catalog holding only pm's built-in passes (the
+// drivers of the registries and dce).
+func NewCatalog() *Catalog {
+	c := &Catalog{
+		Passes:       newRegistry[*Pass](EntryPass),
+		Captures:     newRegistry[*CaptureStep](EntryCapture),
+		Prepares:     newRegistry[*BackendPrepare](EntryPrepare),
+		Patches:      newRegistry[*Patch](EntryPatch),
+		ProgramFixes: newRegistry[*ProgramFix](EntryProgramFix),
+		NodeFixes:    newRegistry[*NodeFix](EntryNodeFix),
+		Translations: newRegistry[*Translation](EntryTranslation),
+		IRFixes:      newRegistry[*IRFix](EntryIRFix),
+		names:        map[string]EntryKind{},
+	}
+	for _, p := range builtinPasses() {
+		if err := c.AddPass(p); err != nil {
+			panic("pm: built-in pass: " + err.Error())
+		}
+	}
+	return c
+}
+
+// Default is the catalog the package-level Register functions fill.
+var Default = NewCatalog()
+
+// claim reserves a name across all registries.
+func (c *Catalog) claim(kind EntryKind, name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k, taken := c.names[name]; taken {
+		return fmt.Errorf("%s %q: name already used by a %s", kind, name, k)
+	}
+	c.names[name] = kind
+	return nil
+}
+
+func (c *Catalog) release(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.names, name)
+}
+
+// register claims the entry's name, then adds it to r.
+func register[T Entry](c *Catalog, r *Registry[T], e T, check func([]T) error) error {
+	name := e.Info().Name
+	if err := c.claim(r.kind, name); err != nil {
+		return err
+	}
+	if err := r.add(e, check); err != nil {
+		c.release(name)
+		return err
+	}
+	return nil
+}
+
+// AddPass registers a generic pass.
+func (c *Catalog) AddPass(p *Pass) error {
+	if err := ValidatePass(p); err != nil {
+		return err
+	}
+	return register(c, c.Passes, p, nil)
+}
+
+// AddPatch registers a patch, resolving its targets.
+func (c *Catalog) AddPatch(p *Patch) error {
+	m, err := checkPatch(p)
+	if err != nil {
+		return err
+	}
+	p.match = m
+	return register(c, c.Patches, p, nil)
+}
+
+// AddNodeFix registers a node fix. Its targets must not overlap those of a
+// fix already registered for the same backend.
+func (c *Catalog) AddNodeFix(f *NodeFix) error {
+	m, err := checkNodeFix(f)
+	if err != nil {
+		return err
+	}
+	f.match = m
+	return register(c, c.NodeFixes, f, func(existing []*NodeFix) error {
+		for _, g := range existing {
+			if g.Backend != f.Backend {
+				continue
+			}
+			if op, ok := f.overlap(g); ok {
+				return fmt.Errorf("node-fix %q: target %s overlaps node-fix %q of backend %s", f.Name, op, g.Name, f.Backend)
+			}
+		}
+		return nil
+	})
+}
+
+// AddProgramFix registers a program fix and the pass that runs it.
+func (c *Catalog) AddProgramFix(f *ProgramFix) error {
+	if err := ValidateProgramFix(f); err != nil {
+		return err
+	}
+	if err := register(c, c.ProgramFixes, f, nil); err != nil {
+		return err
+	}
+	// The pass shares the fix's name, which the fix already claimed.
+	if err := c.Passes.add(f.pass(), nil); err != nil {
+		return fmt.Errorf("program-fix %q: %w", f.Name, err)
+	}
+	return nil
+}
+
+// AddTranslation registers an ONNX translation.
+func (c *Catalog) AddTranslation(t *Translation) error {
+	m, err := checkTranslation(t)
+	if err != nil {
+		return err
+	}
+	t.match = m
+	return register(c, c.Translations, t, func(existing []*Translation) error {
+		for _, u := range existing {
+			for _, op := range m.sortedOps() {
+				if u.match.ops[op] {
+					return fmt.Errorf("onnx-translation %q: target %s is already translated by %q", t.Name, op, u.Name)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// AddIRFix registers an ONNX IR fix.
+func (c *Catalog) AddIRFix(f *IRFix) error {
+	if err := ValidateIRFix(f); err != nil {
+		return err
+	}
+	return register(c, c.IRFixes, f, nil)
+}
+
+// AddBackendPrepare registers a backend prepare.
+func (c *Catalog) AddBackendPrepare(b *BackendPrepare) error {
+	if err := ValidateBackendPrepare(b); err != nil {
+		return err
+	}
+	return register(c, c.Prepares, b, nil)
+}
+
+// AddCaptureStep registers a capture step.
+func (c *Catalog) AddCaptureStep(s *CaptureStep) error {
+	if err := ValidateCaptureStep(s); err != nil {
+		return err
+	}
+	return register(c, c.Captures, s, nil)
+}
+
+// List describes every entry of every registry: registries in EntryKind
+// order, entries in registration order. Passes derived from program fixes
+// are listed once, as program fixes.
+func (c *Catalog) List() []EntryInfo {
+	var out []EntryInfo
+	for _, p := range c.Passes.All() {
+		if !p.synthetic {
+			out = append(out, p.Info())
+		}
+	}
+	out = append(out, c.Captures.List()...)
+	out = append(out, c.Prepares.List()...)
+	out = append(out, c.Patches.List()...)
+	out = append(out, c.ProgramFixes.List()...)
+	out = append(out, c.NodeFixes.List()...)
+	out = append(out, c.Translations.List()...)
+	out = append(out, c.IRFixes.List()...)
+	return out
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic("pm: " + err.Error())
+	}
+	return v
+}
+
+// RegisterPass adds a generic pass to Default; it panics on an invalid
+// declaration (registration happens at init, like Go's passOrder check).
+func RegisterPass(p *Pass) *Pass { return must(p, Default.AddPass(p)) }
+
+// RegisterPatch adds a patch to Default, panicking with a message naming
+// the patch and the target when a target does not resolve.
+func RegisterPatch(p *Patch) *Patch { return must(p, Default.AddPatch(p)) }
+
+// RegisterNodeFix adds a node fix to Default; overlapping targets panic.
+func RegisterNodeFix(f *NodeFix) *NodeFix { return must(f, Default.AddNodeFix(f)) }
+
+// RegisterProgramFix adds a program fix to Default.
+func RegisterProgramFix(f *ProgramFix) *ProgramFix { return must(f, Default.AddProgramFix(f)) }
+
+// RegisterTranslation adds an ONNX translation to Default.
+func RegisterTranslation(t *Translation) *Translation { return must(t, Default.AddTranslation(t)) }
+
+// RegisterIRFix adds an ONNX IR fix to Default.
+func RegisterIRFix(f *IRFix) *IRFix { return must(f, Default.AddIRFix(f)) }
+
+// RegisterBackendPrepare adds a backend prepare to Default.
+func RegisterBackendPrepare(b *BackendPrepare) *BackendPrepare {
+	return must(b, Default.AddBackendPrepare(b))
+}
+
+// RegisterCaptureStep adds a capture step to Default.
+func RegisterCaptureStep(s *CaptureStep) *CaptureStep { return must(s, Default.AddCaptureStep(s)) }

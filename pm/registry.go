@@ -1,0 +1,109 @@
+package pm
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Entry is anything a Registry holds: passes, patches, fixes, translations,
+// IR fixes, backend prepares and capture steps.
+type Entry interface {
+	Info() EntryInfo
+}
+
+// EntryInfo is the listing row of a registry entry (for docs and the CLI).
+type EntryInfo struct {
+	Kind EntryKind
+	// PassKind is set for passes.
+	PassKind Kind
+	ID       string
+	Name     string
+	// Title is the first paragraph of the entry's documentation.
+	Title   string
+	Backend string
+	Stage   string
+	Targets []string
+}
+
+// Registry is an ordered, name-indexed set of entries of one kind. It is
+// filled at init time and read-only afterwards; lookups and listings are
+// safe for concurrent use and list entries in registration order.
+type Registry[T Entry] struct {
+	kind    EntryKind
+	mu      sync.RWMutex
+	entries []T
+	byName  map[string]int
+}
+
+func newRegistry[T Entry](kind EntryKind) *Registry[T] {
+	return &Registry[T]{kind: kind, byName: map[string]int{}}
+}
+
+// Kind is the kind of the registry's entries.
+func (r *Registry[T]) Kind() EntryKind { return r.kind }
+
+// add appends e after check accepted it; check runs under the lock and sees
+// the entries registered so far.
+func (r *Registry[T]) add(e T, check func(existing []T) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := e.Info().Name
+	if _, dup := r.byName[name]; dup {
+		return fmt.Errorf("%s %q registered twice", r.kind, name)
+	}
+	if check != nil {
+		if err := check(r.entries); err != nil {
+			return err
+		}
+	}
+	r.byName[name] = len(r.entries)
+	r.entries = append(r.entries, e)
+	return nil
+}
+
+// All returns the entries in registration order.
+func (r *Registry[T]) All() []T {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]T(nil), r.entries...)
+}
+
+// Len is the number of entries.
+func (r *Registry[T]) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.entries)
+}
+
+// Lookup finds an entry by name.
+func (r *Registry[T]) Lookup(name string) (T, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	i, ok := r.byName[name]
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return r.entries[i], true
+}
+
+// ByID returns the entries tagged with a catalog ID, in registration order.
+func (r *Registry[T]) ByID(id string) []T {
+	var out []T
+	for _, e := range r.All() {
+		if e.Info().ID == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// List describes every entry, in registration order.
+func (r *Registry[T]) List() []EntryInfo {
+	all := r.All()
+	out := make([]EntryInfo, 0, len(all))
+	for _, e := range all {
+		out = append(out, e.Info())
+	}
+	return out
+}
