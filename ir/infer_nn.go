@@ -384,8 +384,10 @@ func poolShape(c *InferCtx) (*TensorType, []sym.Expr, error) {
 	off := t.Rank() - n
 	for i := 0; i < n; i++ {
 		if pv, ok := padding[i].Const(); ok {
-			if kv, ok := kernel[i].Const(); ok && pv > kv/2 {
-				return nil, nil, fmt.Errorf("pad should be at most half of the effective kernel size, but got pad=%d and kernel_size=%d", pv, kv)
+			kv, ok1 := kernel[i].Const()
+			dv, ok2 := dilation[i].Const()
+			if ok1 && ok2 && pv > ((kv-1)*dv+1)/2 {
+				return nil, nil, fmt.Errorf("pad should be at most half of the effective kernel size, but got pad=%d, kernel_size=%d and dilation=%d", pv, kv, dv)
 			}
 		}
 		o, err := convOutDim(c, t.Shape[off+i], kernel[i], stride[i], padding[i], dilation[i], ceil)

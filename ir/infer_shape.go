@@ -144,9 +144,10 @@ func expandTo(c *InferCtx, t *TensorType, size []sym.Expr) ([]sym.Expr, error) {
 			if err := checkSameDim(c, d, old, fmt.Sprintf("expand: size at dim %d must match the existing size", i)); err != nil {
 				return nil, err
 			}
-			out[i] = old
-			if !d.IsConst() || old.IsConst() {
-				out[i] = d
+			// Equal (or assumed equal): keep whichever is static.
+			out[i] = d
+			if old.IsConst() {
+				out[i] = old
 			}
 		}
 	}
@@ -724,6 +725,10 @@ func pieces(t *TensorType, d int, sizes []sym.Expr) []Type {
 	return out
 }
 
+// maxStaticPieces bounds the search for a symbolic dim that is a constant
+// multiple of a symbolic piece size.
+const maxStaticPieces = 256
+
 // splitSizes divides a dim of the given size into pieces of split (the last
 // one smaller). The number of pieces must be static.
 func splitSizes(c *InferCtx, size, split sym.Expr) ([]sym.Expr, error) {
@@ -753,9 +758,11 @@ func splitSizes(c *InferCtx, size, split sym.Expr) ([]sym.Expr, error) {
 	case size.Equal(split) || knownTrue(c, sym.Ge(split, size)):
 		return []sym.Expr{size}, nil
 	}
-	// A symbolic dim that is a known multiple of the piece size (e.g. 4*s0 in pieces of s0).
-	if q := sym.FloorDiv(size, split); q.IsConst() && sym.Mul(q, split).Equal(size) {
-		n, _ := q.Const()
+	// A symbolic dim that is a small constant multiple of the piece size (4*s0 in pieces of s0).
+	for n := int64(2); n <= maxStaticPieces; n++ {
+		if !sym.Mul(sym.Const(n), split).Equal(size) {
+			continue
+		}
 		out := make([]sym.Expr, n)
 		for i := range out {
 			out[i] = split
@@ -933,7 +940,7 @@ func inferCat(c *InferCtx) ([]Type, error) {
 			if err := checkSameDim(c, t.Shape[i], shape[i], fmt.Sprintf("sizes of tensors must match except in dimension %d (tensor %d, dim %d)", d, k+1, i)); err != nil {
 				return nil, err
 			}
-			if shape[i].IsConst() == false && t.Shape[i].IsConst() {
+			if !shape[i].IsConst() && t.Shape[i].IsConst() {
 				shape[i] = t.Shape[i]
 			}
 		}

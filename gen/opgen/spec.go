@@ -61,8 +61,8 @@ type OpSpec struct {
 
 // Spec is a parsed spec file.
 type Spec struct {
-	File string
-	Ops  []*OpSpec
+	File   string
+	Ops    []*OpSpec
 	byName map[string]*OpSpec
 }
 
@@ -488,7 +488,9 @@ func (spec *Spec) completeTwins() ErrorList {
 	return errs
 }
 
-func sameArg(a, b schema.Arg) bool { return a.Name == b.Name && a.Type == b.Type && a.KwargOnly == b.KwargOnly }
+func sameArg(a, b schema.Arg) bool {
+	return a.Name == b.Name && a.Type == b.Type && a.KwargOnly == b.KwargOnly
+}
 
 // checkInplaceSchema: the in-place op has the functional op's arguments, with
 // the first one mutated.
