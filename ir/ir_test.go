@@ -132,7 +132,7 @@ func TestVerifierCatchesBrokenGraphs(t *testing.T) {
 	})
 	t.Run("wrong arg kind", func(t *testing.T) {
 		p := mustParse(t, mlpText)
-		p.Main.First().SetArg(0, ir.IntArg(3))
+		p.Main.First().SetArg(0, ir.StringArg("w"))
 		err := ir.Verify(p)
 		require.ErrorContains(t, err, `argument "self" (Tensor): expected a tensor`)
 	})
@@ -227,4 +227,15 @@ func TestRegionsRoundTrip(t *testing.T) {
 	c := p.Clone()
 	require.Equal(t, src, ir.Print(c))
 	require.NoError(t, ir.Verify(c))
+}
+
+func TestWrappedNumberInTensorSlot(t *testing.T) {
+	// torch.export writes x * 0.5 as aten.mul.Tensor(%x, 0.5); the number
+	// promotes as a Python scalar (i64 tensor * 0.5 is f32).
+	p := mustParse(t, `graph forward(%x: i64[3]) {
+  %mul: f32[3] = aten.mul.Tensor(%x, 0.5)
+  return %mul
+}
+`)
+	require.NoError(t, ir.VerifyWith(p, ir.VerifyOptions{Types: true}))
 }
