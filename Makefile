@@ -7,7 +7,7 @@ EXAMPLE  := examples/mlp/program.fxir
 OUT      := out
 FUZZTIME ?= 3s
 
-.PHONY: all build run test vet unit race fuzz-short fuzz bench generate docs clean
+.PHONY: all build run test vet unit race fuzz-short fuzz bench generate docs clean ort flatc fixtures fixtures-check
 
 all: build
 
@@ -16,24 +16,54 @@ build:
 
 # The main job: export the bundled example to every target, with the report
 # of the passes and workarounds that ran.
-run: build
+run: build ort
 	@mkdir -p $(OUT)
 	./$(BIN) export $(EXAMPLE) --target all -o $(OUT) --report
 
-test: vet unit race fuzz-short
+test: vet unit race fuzz-short fixtures-check
 
 vet:
 	$(GO) vet ./...
 
-unit:
+unit: ort flatc
 	$(GO) test ./...
+
+# ONNX Runtime for the ONNX target's tests and `fxport verify`: the shared
+# library shipped in the npm package onnxruntime-node (install scripts off:
+# they would download GPU providers). Skipped when already installed.
+ORT_VERSION := 1.30.0
+ORT_DIR     := third_party/ort
+ORT_LIB     := $(ORT_DIR)/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1
+ort: $(ORT_LIB)
+$(ORT_LIB):
+	@mkdir -p $(ORT_DIR)
+	ONNXRUNTIME_NODE_INSTALL=skip npm install --prefix $(ORT_DIR) --no-audit --no-fund --ignore-scripts onnxruntime-node@$(ORT_VERSION)
+	@test -f $@ || { echo "onnxruntime-node did not ship $@" >&2; exit 1; }
+
+# flatc (Debian's flatbuffers-compiler) for the ExecuTorch schema tests
+# (generated-code freshness, decoding the genuine .pte files with our
+# schemas): installed when missing and running as root; those tests skip
+# without it.
+flatc:
+	@command -v flatc >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends flatbuffers-compiler >/dev/null || \
+	  echo "flatc unavailable: the ExecuTorch flatc tests will skip" >&2; }
+
+# Debian's python3-onnx (onnx 1.12) for the ONNX target's checker test and the
+# shape-inference half of BenchmarkTransformerExport (tools/onnxcheck). Installed
+# only when missing and only as root; otherwise those tests skip.
+onnx-python:
+	@if /usr/bin/python3 -c 'import onnx' 2>/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get install -y python3-onnx || echo "python3-onnx not installed: its tests will skip" >&2; \
+	else echo "python3-onnx missing and not root: its tests will skip" >&2; fi
 
 # Patch scoping and the pass manager must hold under the race detector.
 race:
 	$(GO) test -race ./pm/... ./passes/...
 
 # Every parser's fuzz target, briefly; `make fuzz` runs them longer.
-FUZZ_TARGETS := ./ir/sym:FuzzParse ./ir:FuzzParseIR ./gen/schema:FuzzParseSchema ./pm:FuzzParsePipeline
+FUZZ_TARGETS := ./ir/sym:FuzzParse ./ir:FuzzParseIR ./gen/schema:FuzzParseSchema ./pm:FuzzParsePipeline ./frontends/fxtext:FuzzParse ./pytree:FuzzDecode \
+                ./frontends/pt2:FuzzReadArchive ./frontends/pt2:FuzzDecodeProgramJSON ./frontends/pt2:FuzzUnpickle ./targets/executorch/pte:FuzzReadPTE
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
@@ -53,3 +83,14 @@ generate:
 
 clean:
 	rm -rf bin $(OUT)
+
+# Regenerate tests/corpus from tools/fxgen/models (needs torch: Debian's
+# python3-torch 1.13, or torch >= 2.6). CI uses the committed corpus and needs no torch.
+FXGEN_PYTHON ?= /usr/bin/python3
+fixtures:
+	$(FXGEN_PYTHON) tools/fxgen/gen_corpus.py
+
+# Validate the committed corpus without torch (standard library only).
+fixtures-check:
+	python3 tools/fxgen/check_archive.py --ops-spec gen/ops.spec tests/corpus/*/
+	python3 tools/fxgen/test_fxgen.py

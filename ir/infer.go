@@ -79,8 +79,19 @@ func (c *InferCtx) Tensor(name string) (*TensorType, error) {
 	return ArgTensor(a, name)
 }
 
-// ArgTensor returns the tensor type of an operand arg.
+// ArgTensor returns the tensor type of an operand arg. A Python number in a
+// Tensor slot (torch's wrapped number, aten.mul.Tensor(%x, 0.5)) reads as a
+// 0-d tensor of the default dtype of its kind; type promotion still treats
+// it as a scalar (ResultType looks at the Arg).
 func ArgTensor(a Arg, what string) (*TensorType, error) {
+	switch a.Kind {
+	case ArgInt:
+		return &TensorType{DType: Int64, Shape: nil}, nil
+	case ArgFloat:
+		return &TensorType{DType: DefaultFloat, Shape: nil}, nil
+	case ArgBool:
+		return &TensorType{DType: Bool, Shape: nil}, nil
+	}
 	if a.Kind != ArgValue {
 		return nil, fmt.Errorf("argument %q: expected a tensor, got %s %s", what, a.Kind, a)
 	}

@@ -96,19 +96,37 @@ func elementwise(c *InferCtx, args ...Arg) (*TensorType, error) {
 			}
 		}
 	}
+	// The result keeps a non-contiguous layout only when every full-size
+	// operand has that same layout; mixed layouts are decided by torch's
+	// TensorIterator from the strides, which the IR does not model, so the
+	// result is left contiguous (and the verifier accepts what was recorded).
+	var order []int
 	for _, t := range tensors {
-		if t.Rank() == len(shape) && !t.IsContiguous() {
-			same := true
-			for i := range shape {
-				if !t.Shape[i].Equal(shape[i]) {
-					same = false
-				}
+		if t.Rank() != len(shape) {
+			continue
+		}
+		full := true
+		for i := range shape {
+			if !t.Shape[i].Equal(shape[i]) {
+				full = false
 			}
-			if same {
-				r.DimOrder = append([]int(nil), t.DimOrder...)
-			}
+		}
+		if !full {
+			continue
+		}
+		if t.IsContiguous() {
+			order = nil
 			break
 		}
+		if order == nil {
+			order = t.DimOrder
+		} else if !sameOrder(order, t.DimOrder) {
+			order = nil
+			break
+		}
+	}
+	if order != nil {
+		r.DimOrder = append([]int(nil), order...)
 	}
 	return r, nil
 }
@@ -485,4 +503,16 @@ func inferResize(c *InferCtx) ([]Type, error) {
 		return nil, err
 	}
 	return one(r), nil
+}
+
+func sameOrder(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -639,7 +639,11 @@ func inferNativeBatchNorm(c *InferCtx) ([]Type, error) {
 		}
 	}
 	stat := []sym.Expr{C}
-	if !training {
+	// Eager kernels return empty statistics in eval mode, and so do the
+	// _legit ops' meta functions; some tracers' meta function for
+	// aten.native_batch_norm returns [C] instead (torch 1.13's make_fx does
+	// on static shapes). Either is torch's; a node that records [C] keeps it.
+	if !training && !(c.Op() == OpAtenNativeBatchNorm && recordsStats(c.Node, C)) {
 		stat = constsOf(0)
 	}
 	sd := statsDType(x)
@@ -944,4 +948,19 @@ func inferVarlenAttn(c *InferCtx) ([]Type, error) {
 		withShapeDType(q, []sym.Expr{q.Shape[1], q.Shape[0]}, Float32),
 		withShapeDType(q, constsOf(2), Uint64),
 	}, nil
+}
+
+// recordsStats reports whether n already records [C]-shaped statistics
+// (results 1 and 2), as some tracers write for eval-mode batch norm.
+func recordsStats(n *Node, C sym.Expr) bool {
+	if n == nil || len(n.Results) != 3 {
+		return false
+	}
+	for _, r := range n.Results[1:] {
+		t := AsTensor(r.Type)
+		if t == nil || t.Rank() != 1 || !t.Shape[0].Equal(C) {
+			return false
+		}
+	}
+	return true
 }

@@ -252,6 +252,34 @@ func permuted(t *TensorType, perm []int) *TensorType {
 	return withShapeDType(t, shape, t.DType)
 }
 
+// permutedView is permuted for the view ops (permute, t, transpose, movedim),
+// whose results keep the input's strides in a new order: the dim order
+// lists, outermost first, where each input dim went. The _copy forms are
+// contiguous.
+func permutedView(c *InferCtx, t *TensorType, perm []int) *TensorType {
+	r := permuted(t, perm)
+	if !c.Op().Has(PropView) {
+		return r
+	}
+	inv := make([]int, len(perm))
+	for i, p := range perm {
+		inv[p] = i
+	}
+	order := make([]int, len(perm))
+	for i := range order {
+		d := i
+		if t.DimOrder != nil {
+			d = t.DimOrder[i]
+		}
+		order[i] = inv[d]
+	}
+	r.DimOrder = order
+	if r.IsContiguous() {
+		r.DimOrder = nil
+	}
+	return r
+}
+
 // inferPermute: permute/permute_copy/prims.transpose: argument 1 is the permutation.
 func inferPermute(c *InferCtx) ([]Type, error) {
 	t, err := tensorAt(c, 0)
@@ -266,7 +294,7 @@ func inferPermute(c *InferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	return one(permuted(t, perm)), nil
+	return one(permutedView(c, t, perm)), nil
 }
 
 // inferTranspose: transpose(self, dim0, dim1).
@@ -291,7 +319,7 @@ func inferTranspose(c *InferCtx) ([]Type, error) {
 		perm[i] = i
 	}
 	perm[d0], perm[d1] = perm[d1], perm[d0]
-	return one(permuted(t, perm)), nil
+	return one(permutedView(c, t, perm)), nil
 }
 
 // inferT: t(self): transposes a 2-D tensor; 0-D and 1-D pass through.
@@ -304,7 +332,7 @@ func inferT(c *InferCtx) ([]Type, error) {
 	case 0, 1:
 		return one(cloneTensor(t)), nil
 	case 2:
-		return one(permuted(t, []int{1, 0})), nil
+		return one(permutedView(c, t, []int{1, 0})), nil
 	}
 	return nil, fmt.Errorf("t() expects a tensor with <= 2 dimensions, got %d", t.Rank())
 }
@@ -677,7 +705,7 @@ func inferMovedim(c *InferCtx) ([]Type, error) {
 	perm := append([]int(nil), rest[:dst]...)
 	perm = append(perm, src)
 	perm = append(perm, rest[dst:]...)
-	return one(permuted(t, perm)), nil
+	return one(permutedView(c, t, perm)), nil
 }
 
 // inferUnfold: unfold(self, dimension, size, step): the dim becomes the

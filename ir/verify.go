@@ -399,7 +399,7 @@ func (v *verifier) types(g *Graph, n *Node) {
 		return
 	}
 	for i, t := range want {
-		if !TypeEqual(t, n.Results[i].Type) {
+		if !TypesCompatible(n.Results[i].Type, t) {
 			v.add(g, n, "result %s has type %s, op infers %s", n.Results[i], typeString(n.Results[i].Type), t)
 		}
 	}
@@ -449,4 +449,44 @@ func (v *verifier) signature(p *Program) {
 			}
 		}
 	}
+}
+
+// TypesCompatible compares a recorded result type with one computed for
+// the same value (by shape inference, or by a pass's replacement). Dtype,
+// shape and device must be equal. Layouts are compared only when both sides
+// carry a non-default one: a source that records no strides (FX text, a
+// hand-written golden) or a rule that does not model them (views other than
+// permutations) says nothing about the layout. Dims of size 1 may sit
+// anywhere in a layout (their stride never matters), so they are left out.
+func TypesCompatible(recorded, computed Type) bool {
+	rt, ok1 := recorded.(*TensorType)
+	it, ok2 := computed.(*TensorType)
+	if !ok1 || !ok2 {
+		return TypeEqual(recorded, computed)
+	}
+	r, i := *rt, *it
+	r.DimOrder, i.DimOrder = nil, nil
+	if !TypeEqual(&r, &i) {
+		return false
+	}
+	if rt.IsContiguous() || it.IsContiguous() {
+		return true
+	}
+	return sameOrder(layoutWithoutUnitDims(rt), layoutWithoutUnitDims(it))
+}
+
+// layoutWithoutUnitDims is t's dim order without the dims of static size 1.
+func layoutWithoutUnitDims(t *TensorType) []int {
+	out := []int{}
+	for i := 0; i < t.Rank(); i++ {
+		d := i
+		if t.DimOrder != nil {
+			d = t.DimOrder[i]
+		}
+		if v, ok := t.Shape[d].Const(); ok && v == 1 {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }

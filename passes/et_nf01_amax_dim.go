@@ -5,16 +5,21 @@ import (
 	"github.com/fxport/fxport/pm"
 )
 
-// FixAmaxDim makes reduction dims of amax and max.dim non-negative (ET-NF01).
+// FixAmaxDim makes reduction dims of amax non-negative (ET-NF01); for
+// max.dim the same normalization is done by FixMaxValuesKeepdim (ET-NF07),
+// since node-fix targets of one backend may not overlap.
 var FixAmaxDim = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF01",
 	Name:    "fix-amax-dim",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{"aten.amax.default", "aten.max.dim"},
-	Doc: `rewrite negative reduction dims of amax and max.dim as rank + dim
+	Targets: []string{"aten.amax.default"},
+	Doc: `rewrite negative reduction dims of amax as rank + dim
 
 XNNPACK's max-dim lowering compares the dim against 2 or 3 literally, so
--1 on a rank-4 input is not recognised. The rewrite is exact.`,
+-1 on a rank-4 input is not recognised. The rewrite is exact. The Python
+fix also covered max.dim; here fix-max-values-keepdim (ET-NF07), which
+owns max.dim, normalizes its dim first, because the registry does not let
+two fixes of one backend target the same op.`,
 	Fix: fixAmaxDim,
 })
 

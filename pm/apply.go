@@ -142,7 +142,7 @@ func checkReplacement(n *ir.Node, repl []*ir.Value, created []*ir.Node) error {
 			return fmt.Errorf("Rewrite returned the node's own result %s", v)
 		case v.Graph != n.Graph:
 			return fmt.Errorf("replacement %s of %s belongs to graph %s", v, r, v.Graph.Name)
-		case !ir.TypeEqual(v.Type, r.Type):
+		case !ir.TypesCompatible(r.Type, v.Type):
 			return fmt.Errorf("replacement %s has type %s, result %s has %s", v, v.Type, r, r.Type)
 		}
 	}

@@ -11,33 +11,37 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/fxport/fxport/frontends/fxtext"
 	"github.com/fxport/fxport/ir"
 	_ "github.com/fxport/fxport/passes" // the workaround catalog
 	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/tests/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the .golden files")
 
-const caseSeparator = "# -----"
+const caseSeparator = goldenfile.Separator
 
-// goldenCase is one program with its run configuration.
-type goldenCase struct {
-	file, name string
-	header     map[string]string
-	src        string
-}
+// goldenCase is one program with its run configuration (see package goldenfile).
+type goldenCase = goldenfile.Case
 
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*/*.fxir")
-	if err != nil {
-		t.Fatal(err)
+	// Inputs are IR text (.fxir) or FX text dumps (.fx, read by frontends/fxtext).
+	var files []string
+	for _, pattern := range []string{"testdata/*/*.fxir", "testdata/*/*.fx"} {
+		matches, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, matches...)
 	}
+	sort.Strings(files)
 	if len(files) == 0 {
 		t.Fatal("no golden inputs found")
 	}
 	for _, file := range files {
 		file := file
-		t.Run(strings.TrimSuffix(filepath.ToSlash(file), ".fxir"), func(t *testing.T) {
+		t.Run(strings.TrimSuffix(filepath.ToSlash(file), filepath.Ext(file)), func(t *testing.T) {
 			runGoldenFile(t, file)
 		})
 	}
@@ -53,12 +57,12 @@ func runGoldenFile(t *testing.T, file string) {
 	for _, c := range cases {
 		out, err := runCase(c)
 		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+			t.Fatalf("%s: %v", c.Name, err)
 		}
 		outs = append(outs, out)
 	}
 	got := strings.Join(outs, caseSeparator+"\n")
-	golden := strings.TrimSuffix(file, ".fxir") + ".golden"
+	golden := strings.TrimSuffix(file, filepath.Ext(file)) + ".golden"
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -69,7 +73,7 @@ func runGoldenFile(t *testing.T, file string) {
 	if err != nil {
 		t.Fatalf("%v (run `go test ./tests -update` to create it)", err)
 	}
-	gotPath := strings.TrimSuffix(file, ".fxir") + ".got"
+	gotPath := strings.TrimSuffix(file, filepath.Ext(file)) + ".got"
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		_ = os.WriteFile(gotPath, []byte(got), 0o644)
 		t.Fatalf("%s differs from %s (-want +got), output written to %s:\n%s", file, golden, gotPath, diff)
@@ -78,75 +82,38 @@ func runGoldenFile(t *testing.T, file string) {
 }
 
 // splitCases splits a file on separator lines and reads each case's header.
-func splitCases(file, text string) []goldenCase {
-	var cases []goldenCase
-	common := map[string]string{}
-	for i, part := range strings.Split(text, caseSeparator+"\n") {
-		h := map[string]string{}
-		for k, v := range common {
-			h[k] = v
-		}
-		for _, line := range strings.Split(part, "\n") {
-			if !strings.HasPrefix(line, "#") {
-				break
-			}
-			if k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "#")), ":"); ok && isHeaderKey(k) {
-				h[k] = strings.TrimSpace(v)
-				if i == 0 {
-					common[k] = h[k]
-				}
-			}
-		}
-		cases = append(cases, goldenCase{file: file, name: fmt.Sprintf("%s case %d", file, i+1), header: h, src: part})
-	}
-	return cases
-}
-
-func isHeaderKey(k string) bool {
-	switch k {
-	case "target", "backend", "passes", "pipeline", "exclude-patches", "error":
-		return true
-	}
-	return false
-}
+func splitCases(file, text string) []goldenCase { return goldenfile.Split(file, text) }
 
 // pipelineFor builds the pipeline a case asks for.
 func pipelineFor(c goldenCase) (*pm.Pipeline, string, string, error) {
-	if text, ok := c.header["pipeline"]; ok {
-		pl, err := pm.ParsePipeline(text)
-		if err != nil {
-			return nil, "", "", err
-		}
-		return pl, pl.Target, pl.Backend, nil
-	}
-	target := c.header["target"]
-	if target == "" {
-		target = pm.TargetDynamo
-	}
-	backend := c.header["backend"]
-	pl, err := pm.Build(target, backend)
+	pl, err := c.Pipeline()
 	if err != nil {
 		return nil, "", "", err
-	}
-	if names, ok := c.header["passes"]; ok {
-		var list []string
-		for _, n := range strings.Split(names, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				list = append(list, n)
-			}
-		}
-		pl = pl.Only(list...)
-		if err := pl.Validate(); err != nil {
-			return nil, "", "", err
-		}
 	}
 	return pl, pl.Target, pl.Backend, nil
 }
 
-// runOnce parses src, runs the case's pipeline with verify-each and returns
-// the output text (IR plus firing lines) and the program.
-func runOnce(c goldenCase, src string) (string, *ir.Program, error) {
-	prog, err := ir.Parse([]byte(src), c.file)
+// isFXInput reports a golden input in FX text form (*.fx, read by frontends/fxtext).
+func isFXInput(file string) bool { return filepath.Ext(file) == ".fx" }
+
+// runOnce parses src (as FX text when fx is set, else as IR text), runs the
+// case's pipeline with verify-each and returns the output text (IR plus
+// firing lines) and the program. For FX text, an "# error:" header may also
+// match an error of the frontend.
+func runOnce(c goldenCase, src string, fx bool) (string, *ir.Program, error) {
+	var prog *ir.Program
+	var err error
+	if fx {
+		prog, err = fxtext.Parse([]byte(src), c.File, fxtext.Options{})
+		if want, ok := c.Header["error"]; ok && err != nil {
+			if !strings.Contains(err.Error(), want) {
+				return "", nil, fmt.Errorf("error %q does not contain %q", err, want)
+			}
+			return "# error: " + err.Error() + "\n", nil, nil
+		}
+	} else {
+		prog, err = ir.Parse([]byte(src), c.File)
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -154,16 +121,12 @@ func runOnce(c goldenCase, src string) (string, *ir.Program, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	var opts []pm.ExportOption
-	if ex := c.header["exclude-patches"]; ex != "" {
-		opts = append(opts, pm.ExcludePatches(strings.Split(ex, ",")...))
-	}
-	exp, err := pm.NewExport(target, backend, opts...)
+	exp, err := pm.NewExport(target, backend, c.ExportOptions()...)
 	if err != nil {
 		return "", nil, err
 	}
 	rep, err := pm.Run(prog, pl, exp, pm.Config{VerifyEach: true})
-	if want, ok := c.header["error"]; ok {
+	if want, ok := c.WantsError(); ok {
 		if err == nil {
 			return "", nil, fmt.Errorf("expected an error containing %q, the run succeeded", want)
 		}
@@ -184,12 +147,13 @@ func runOnce(c goldenCase, src string) (string, *ir.Program, error) {
 }
 
 func runCase(c goldenCase) (string, error) {
-	out, prog, err := runOnce(c, c.src)
+	fx := isFXInput(c.File)
+	out, prog, err := runOnce(c, c.Src, fx)
 	if err != nil || prog == nil {
 		return out, err
 	}
 	// Determinism: a second run gives identical bytes.
-	again, _, err := runOnce(c, c.src)
+	again, _, err := runOnce(c, c.Src, fx)
 	if err != nil {
 		return "", fmt.Errorf("second run: %w", err)
 	}
@@ -198,7 +162,7 @@ func runCase(c goldenCase) (string, error) {
 	}
 	// Round trip of the output through the parser.
 	printed := ir.Print(prog)
-	reparsed, err := ir.Parse([]byte(printed), c.file+" (output)")
+	reparsed, err := ir.Parse([]byte(printed), c.File+" (output)")
 	if err != nil {
 		return "", fmt.Errorf("output does not parse: %w", err)
 	}
@@ -209,7 +173,7 @@ func runCase(c goldenCase) (string, error) {
 		return "", fmt.Errorf("output fails type verification: %w", err)
 	}
 	// Idempotence: the pipeline changes nothing on its own output.
-	second, _, err := runOnce(c, printed)
+	second, _, err := runOnce(c, printed, false)
 	if err != nil {
 		return "", fmt.Errorf("re-running on the output: %w", err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/targets/onnx"
+	pt2target "github.com/fxport/fxport/targets/pt2"
 )
 
 // exportTarget is one (target, backend) pair the export command can run.
@@ -71,9 +73,9 @@ func (l *listFlag) Set(s string) error {
 // runFlags are the pass-manager flags shared by export and replay.
 type runFlags struct {
 	verifyEach, printAfterAll, printAfterChange, timePasses, memPasses, debug bool
-	printBefore, printAfter, disable                                         listFlag
-	dumpDir, reproducer                                                      string
-	shuffle                                                                  uint64
+	printBefore, printAfter, disable                                          listFlag
+	dumpDir, reproducer                                                       string
+	shuffle                                                                   uint64
 }
 
 func (r *runFlags) register(fs *flag.FlagSet) {
@@ -124,6 +126,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output file (one target) or directory (--target all)")
 	pipelineText := fs.String("pipeline", "", "run this pipeline text instead of the target's default")
 	report := fs.Bool("report", false, "print what ran and what fired")
+	optOn := fs.Bool("optimize", false, "ONNX: run the graph optimizer even when the disable-optimization table names the model class")
+	optOff := fs.Bool("no-optimize", false, "ONNX: do not run the graph optimizer")
+	modelClass := fs.String("model-class", "", "ONNX: model class for the disable-optimization table (default: program meta "+onnx.MetaModelClass+")")
 	var exclude, include listFlag
 	fs.Var(&exclude, "exclude-patch", "do not install these patches (names or catalog IDs)")
 	fs.Var(&include, "include-patch", "install these opt-in patches (names or catalog IDs)")
@@ -139,6 +144,15 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if *target == "" || *out == "" {
 		return usageErr("--target and -o are required")
 	}
+	var emitOpts onnx.Options
+	switch {
+	case *optOn && *optOff:
+		return usageErr("--optimize and --no-optimize exclude each other")
+	case *optOn:
+		emitOpts.Optimize = onnx.OptimizeOn
+	case *optOff:
+		emitOpts.Optimize = onnx.OptimizeOff
+	}
 	targets, err := resolveTargets(*target, *backend)
 	if err != nil {
 		return err
@@ -150,6 +164,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := ir.Verify(src); err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
+	if *modelClass != "" {
+		src.Meta.Set(onnx.MetaModelClass, *modelClass)
+	}
 	multi := *target == "all"
 	if multi {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -159,11 +176,14 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	stem := strings.TrimSuffix(filepath.Base(files[0]), filepath.Ext(files[0]))
 	var failed []string
 	for _, t := range targets {
-		dest := *out
+		dest, native := *out, ""
 		if multi {
 			dest = filepath.Join(*out, stem+"."+t.cli+".fxir")
+			if hasEmitter(t) {
+				native = filepath.Join(*out, stem+t.ext)
+			}
 		}
-		if err := exportOne(src.Clone(), t, dest, *pipelineText, exclude, include, rf, *report, stdout, stderr); err != nil {
+		if err := exportOne(src.Clone(), t, dest, native, *pipelineText, exclude, include, rf, *report, emitOpts, stdout, stderr); err != nil {
 			if !multi {
 				return err
 			}
@@ -173,6 +193,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		}
 		if multi {
 			fmt.Fprintf(stdout, "%s: wrote %s\n", t.cli, dest)
+			if native != "" {
+				fmt.Fprintf(stdout, "%s: wrote %s\n", t.cli, native)
+			}
 		}
 	}
 	if len(failed) > 0 {
@@ -181,12 +204,27 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func exportOne(p *ir.Program, t exportTarget, dest, pipelineText string, exclude, include listFlag, rf runFlags, report bool, stdout, stderr io.Writer) error {
-	if ext := filepath.Ext(dest); ext != ".fxir" {
-		if ext == t.ext {
-			return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t.cli)
+// hasEmitter reports whether a target writes its native format.
+func hasEmitter(t exportTarget) bool {
+	return t.target == pm.TargetONNX || t.target == pm.TargetDynamo
+}
+
+// exportOne runs the target's pipeline on p and writes dest: the IR text
+// (.fxir) or, where the target has an emitter, its native file; native, when
+// set, is a second, native output written from the same run.
+func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string, exclude, include listFlag, rf runFlags, report bool, emitOpts onnx.Options, stdout, stderr io.Writer) error {
+	switch ext := filepath.Ext(dest); {
+	case ext == ".fxir":
+	case ext == t.ext && hasEmitter(t):
+		native, dest = dest, ""
+	case ext == t.ext:
+		return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t.cli)
+	default:
+		want := ".fxir"
+		if hasEmitter(t) {
+			want += " or " + t.ext
 		}
-		return fmt.Errorf("output %s: want a .fxir file", dest)
+		return fmt.Errorf("output %s: want a %s file", dest, want)
 	}
 	var pl *pm.Pipeline
 	var err error
@@ -219,6 +257,30 @@ func exportOne(p *ir.Program, t exportTarget, dest, pipelineText string, exclude
 			return fmt.Errorf("%w (reproducer written to %s; replay with: fxport replay %s)", err, rf.reproducer, rf.reproducer)
 		}
 		return err
+	}
+	if native != "" && t.target == pm.TargetDynamo {
+		if err := pt2target.Write(p, native); err != nil {
+			return err
+		}
+	} else if native != "" {
+		m, err := onnx.Emit(p, emitOpts)
+		if err != nil {
+			return err
+		}
+		if report {
+			o := m.Optimization
+			if o.Ran {
+				fmt.Fprintf(stdout, "onnx optimizer: on (%s): %s\n", o.Why, o.Stats)
+			} else {
+				fmt.Fprintf(stdout, "onnx optimizer: off (%s)\n", o.Why)
+			}
+		}
+		if err := m.Write(native); err != nil {
+			return err
+		}
+	}
+	if dest == "" {
+		return nil
 	}
 	return writeFileAtomic(dest, []byte(ir.Print(p)))
 }

@@ -33,7 +33,10 @@ func commands() []command {
 		{"passes", "passes [--target T] [--backend B] [--markdown]", "list each target's stages and every registered pass", runPasses},
 		{"pipeline", "pipeline --target T [--backend B]", "print a target's default pipeline in text form", runPipeline},
 		{"export", "export FILE --target T [--backend B] -o OUT [flags]", "run a target's pipeline on a program and write the result", runExport},
+		{"verify", "verify PROGRAM --target onnx [--opset N] [--tol T] [--io DIR]", "export to ONNX, run in ONNX Runtime and compare with torch's outputs", runVerify},
 		{"replay", "replay REPRODUCER", "re-run the pipeline of a reproducer written by --reproducer", runReplay},
+		{"inspect", "inspect FILE.pte|.bpte|.ptd", "decode an ExecuTorch .pte and print its methods, instructions, delegates and memory plan", runInspect},
+		{"bisect", "bisect PROGRAM --target T [--inputs DIR]", "find the first pass after which the interpreted program disagrees with torch", runBisect},
 	}
 }
 

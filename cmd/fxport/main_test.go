@@ -132,7 +132,7 @@ func TestExportErrors(t *testing.T) {
 	_, errOut, code := fxport(t, "export", example, "--target", "tflite", "-o", filepath.Join(dir, "x.fxir"))
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `unknown target "tflite"`)
-	_, errOut, code = fxport(t, "export", example, "--target", "onnx", "-o", filepath.Join(dir, "x.onnx"))
+	_, errOut, code = fxport(t, "export", example, "--target", "executorch-portable", "-o", filepath.Join(dir, "x.pte"))
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "not implemented yet")
 	_, errOut, code = fxport(t, "export", example, "--target", "onnx", "-o", filepath.Join(dir, "x.fxir"), "--disable", "onnx-node-fixes")

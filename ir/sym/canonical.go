@@ -416,6 +416,10 @@ func FloorDiv(a, b Expr) Expr {
 	if a.n == smallConst && a.c == 0 {
 		return Const(0)
 	}
+	if q, ok := divExact(a, b); ok {
+		// (b*Q) // b == Q wherever the division is defined (b != 0).
+		return q
+	}
 	return binNode(OpFloorDiv, a, b)
 }
 
@@ -488,6 +492,9 @@ func Mod(a, b Expr) Expr {
 		return modPos(a, b)
 	}
 	if a.n == smallConst && a.c == 0 {
+		return Const(0)
+	}
+	if _, ok := divExact(a, b); ok {
 		return Const(0)
 	}
 	return binNode(OpMod, a, b)

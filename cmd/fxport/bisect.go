@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/fxport/fxport/difftest"
+	"github.com/fxport/fxport/interp"
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/pm"
+)
+
+// bisectCatalog is the catalog bisect resolves pipelines in (tests swap it).
+var bisectCatalog = func() *pm.Catalog { return pm.Default }
+
+// errDisagree is returned when bisect found a disagreement; the report on
+// stdout says where.
+var errDisagree = errors.New("the interpreted program disagrees with the reference (see the report)")
+
+// runBisect: fxport bisect PROGRAM --target T [--inputs DIR] …
+func runBisect(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bisect", stderr)
+	target := fs.String("target", "", "target whose default pipeline to bisect (dynamo, onnx, executorch-portable, …)")
+	backend := fs.String("backend", "", "export backend (default: the target's)")
+	pipeline := fs.String("pipeline", "", "explicit pipeline text instead of the target's default pipeline")
+	inputs := fs.String("inputs", "", "directory with io/input_<i>.npy and io/output_<i>.npy: compare against torch's outputs")
+	samples := fs.Int("samples", 2, "input samples to draw when --inputs is not given")
+	seed := fs.Uint64("seed", 1, "seed for drawn inputs and random ops")
+	atol := fs.Float64("atol", 0, "absolute tolerance for float32/float64 outputs (default: difftest's)")
+	rtol := fs.Float64("rtol", 0, "relative tolerance for float32/float64 outputs (default: difftest's)")
+	var exclude, include listFlag
+	fs.Var(&exclude, "exclude-patches", "patches (names or IDs) not installed in the export")
+	fs.Var(&include, "include-patches", "opt-in patches (names or IDs) to install")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: fxport bisect PROGRAM --target T [--inputs DIR] [flags]")
+		fmt.Fprintln(stderr, "\nInterprets the program after every pass of the target's pipeline and reports the")
+		fmt.Fprintln(stderr, "first pass whose result disagrees with torch's outputs (--inputs) or with the")
+		fmt.Fprintln(stderr, "interpreted input program, the node where values first diverge, and which")
+		fmt.Fprintln(stderr, "patch, reverted, restores agreement. Exit status 1 when it finds a disagreement.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("expected one PROGRAM, got %d arguments", len(pos))
+	}
+	cat := bisectCatalog()
+	var pl *pm.Pipeline
+	switch {
+	case *pipeline != "":
+		if pl, err = cat.ParsePipeline(*pipeline); err != nil {
+			return err
+		}
+	case *target == "":
+		return usageErr("--target or --pipeline is required")
+	default:
+		ts, err := resolveTargets(*target, *backend)
+		if err != nil {
+			return err
+		}
+		if len(ts) != 1 {
+			return usageErr("bisect runs one target at a time")
+		}
+		b := ts[0].backend
+		if *backend != "" {
+			b = *backend
+		}
+		if pl, err = cat.Build(ts[0].target, b); err != nil {
+			return err
+		}
+	}
+	prog, err := loadProgram(pos[0])
+	if err != nil {
+		return err
+	}
+	opts := difftest.BisectOptions{Seed: *seed, Samples: *samples, Config: pm.Config{VerifyEach: true}}
+	if cat != pm.Default {
+		opts.ExportOptions = append(opts.ExportOptions, pm.WithCatalog(cat))
+	}
+	if len(exclude) > 0 {
+		opts.ExportOptions = append(opts.ExportOptions, pm.ExcludePatches(exclude...))
+	}
+	if len(include) > 0 {
+		opts.ExportOptions = append(opts.ExportOptions, pm.IncludePatches(include...))
+	}
+	if *atol > 0 || *rtol > 0 {
+		opts.Tolerances = map[ir.DType]difftest.Tolerance{}
+		for _, dt := range []ir.DType{ir.Float32, ir.Float64} {
+			t := difftest.DefaultTolerances[dt]
+			if *atol > 0 {
+				t.Abs = *atol
+			}
+			if *rtol > 0 {
+				t.Rel = *rtol
+			}
+			opts.Tolerances[dt] = t
+		}
+	}
+	if *inputs != "" {
+		in, out, err := difftest.ReadIODir(*inputs)
+		if err != nil {
+			return err
+		}
+		opts.Inputs = [][]interp.Value{in}
+		opts.Reference = [][]interp.Value{out}
+		opts.ReferenceName = "torch's outputs in " + *inputs
+	}
+	rep, err := difftest.Bisect(prog, pl, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, rep.String())
+	if rep.Pass != nil || rep.InputDisagrees != "" {
+		return errDisagree
+	}
+	return nil
+}

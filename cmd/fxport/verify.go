@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fxport/fxport/frontends/pt2"
+	"github.com/fxport/fxport/internal/ort"
+	"github.com/fxport/fxport/interp"
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/targets/onnx"
+)
+
+// runVerify exports a program to ONNX, runs it in ONNX Runtime on the
+// fixture's inputs and compares each output with torch's eager outputs
+// (io/output_<i>.npy beside the program), or, without a fixture, with the
+// reference interpreter on generated inputs.
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("verify", stderr)
+	target := fs.String("target", "onnx", "target to verify (onnx)")
+	opset := fs.Int("opset", onnx.DefaultOpset, "ONNX default-domain opset (17–23)")
+	tol := fs.Float64("tol", 1e-4, "tolerance: an output passes when its max abs or max relative error is within it")
+	ioDir := fs.String("io", "", "fixture directory with input_<i>.npy and output_<i>.npy (default: io/ beside the program)")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usageErr("want one PROGRAM, got %d", len(files))
+	}
+	if *target != "onnx" {
+		return usageErr("verify supports --target onnx only")
+	}
+	path := files[0]
+	var p *ir.Program
+	if filepath.Ext(path) == ".pt2" {
+		p, err = pt2.Read(path)
+	} else {
+		p, err = loadProgram(path)
+	}
+	if err != nil {
+		return err
+	}
+	if err := ir.Verify(p); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	ref := p.Clone()
+	pl, err := pm.Build(pm.TargetONNX, "")
+	if err != nil {
+		return err
+	}
+	if _, err := pm.Run(p, pl, nil, pm.Config{}); err != nil {
+		return err
+	}
+	m, err := onnx.Emit(p, onnx.Options{Opset: *opset})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if ok, why := ort.Available(); !ok {
+		return fmt.Errorf("ONNX Runtime unavailable: %s", why)
+	}
+	dir := *ioDir
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(path), "io")
+	}
+	var ins []ort.Tensor
+	var want []ort.Tensor
+	if _, err := os.Stat(filepath.Join(dir, "input_0.npy")); err == nil || len(m.Inputs) == 0 {
+		for i := range m.Inputs {
+			t, err := ort.ReadNPY(filepath.Join(dir, fmt.Sprintf("input_%d.npy", i)))
+			if err != nil {
+				return err
+			}
+			ins = append(ins, t)
+		}
+		for i := range m.Outputs {
+			t, err := ort.ReadNPY(filepath.Join(dir, fmt.Sprintf("output_%d.npy", i)))
+			if err != nil {
+				return err
+			}
+			want = append(want, t)
+		}
+		fmt.Fprintf(stdout, "reference: %s\n", dir)
+	} else {
+		ins, want, err = interpReference(ref)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "reference: interpreter (no fixture in %s)\n", dir)
+	}
+	got, err := m.RunORT(ins)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for i, g := range got {
+		gv, err := g.Float64s()
+		if err != nil {
+			return err
+		}
+		wv, err := want[i].Float64s()
+		if err != nil {
+			return err
+		}
+		d := onnx.Compare(g.Name, gv, g.Shape, wv, want[i].Shape)
+		status := "ok"
+		if !d.OK(*tol) {
+			status = "FAIL"
+			failed++
+		}
+		if d.Err != "" {
+			fmt.Fprintf(stdout, "%-4s %s: %s\n", status, d.Name, d.Err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%-4s %s: max abs %.3g, max rel %.3g\n", status, d.Name, d.MaxAbs, d.MaxRel)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d outputs differ beyond %g", failed, len(got), *tol)
+	}
+	fmt.Fprintf(stdout, "%d outputs match within %g (opset %d)\n", len(got), *tol, *opset)
+	return nil
+}
+
+// interpReference runs the program (before the pipeline) in the reference
+// interpreter on inputs of ones-and-ramps built from the symbols' hints.
+func interpReference(p *ir.Program) ([]ort.Tensor, []ort.Tensor, error) {
+	var vals []interp.Value
+	var ins []ort.Tensor
+	for _, v := range interp.UserInputs(p) {
+		tt := v.Tensor()
+		if tt == nil {
+			return nil, nil, fmt.Errorf("input %%%s is not a tensor", v.Name)
+		}
+		var shape []int64
+		for _, d := range tt.Shape {
+			c, ok := d.Const()
+			if !ok {
+				h, err := p.Env.EvalHint(d)
+				if err != nil {
+					return nil, nil, fmt.Errorf("input %%%s: dim %s has no hint: %w", v.Name, d, err)
+				}
+				c = h
+			}
+			shape = append(shape, c)
+		}
+		n := int64(1)
+		for _, d := range shape {
+			n *= d
+		}
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64((i*7)%11)/5 - 1
+			if !tt.DType.IsFloat() {
+				xs[i] = float64(i % 2)
+			}
+		}
+		t := interp.FromFloat64(tt.DType, shape, xs)
+		vals = append(vals, t)
+		et, err := onnx.ElemType(tt.DType)
+		if err != nil {
+			return nil, nil, err
+		}
+		ins = append(ins, ort.Tensor{Type: et, Shape: shape, Data: t.Contiguous().Bytes()})
+	}
+	res, err := interp.Run(p, vals, interp.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("interpreter: %w", err)
+	}
+	var want []ort.Tensor
+	for i, o := range res.Outputs {
+		if i < len(p.Signature.Outputs) && p.Signature.Outputs[i].Kind != ir.UserOutput && p.Signature.Outputs[i].Kind != ir.LossOutput {
+			continue
+		}
+		t, ok := o.(*interp.Tensor)
+		if !ok {
+			return nil, nil, fmt.Errorf("output %d is not a tensor", i)
+		}
+		et, err := onnx.ElemType(t.DType)
+		if err != nil {
+			return nil, nil, err
+		}
+		want = append(want, ort.Tensor{Type: et, Shape: t.Shape, Data: t.Contiguous().Bytes()})
+	}
+	return ins, want, nil
+}

@@ -1,0 +1,96 @@
+package fxtext
+
+// Attributes: "x = self.name" (get_attr) reads a subgraph class, or in older
+// graphs a tensor (a weight or constant) that becomes a graph input.
+
+import (
+	"strings"
+
+	"github.com/fxport/fxport/ir"
+)
+
+// liftAttrs turns the main graph's tensor attributes into leading inputs.
+func (gb *gbuild) liftAttrs() error {
+	for _, st := range gb.fn.stmts {
+		path, ok := selfAttr(st.rhs)
+		if !ok {
+			continue
+		}
+		if st.annot == nil && gb.resolveModule(path) != nil {
+			continue
+		}
+		var t ir.Type
+		if st.annot != nil {
+			at, _, ok, err := annotType(st.annot.text)
+			if err != nil {
+				return gb.errorf(st.annot.pos, "attribute %s: %v", path, err)
+			}
+			if ok {
+				t = at
+			}
+		}
+		if t == nil {
+			t = gb.opts.InputTypes[st.name]
+		}
+		if t == nil {
+			t = gb.opts.InputTypes[path]
+		}
+		if t == nil {
+			return gb.errorf(st.pos, "node %%%s reads self.%s: the dump has no subgraph class %s (print(gm.graph) and gm.code do not print subgraphs; gm.print_readable() does), and no type for it as a tensor attribute (annotate it or give it in Options.InputTypes)", st.name, path, path)
+		}
+		if _, dup := gb.scope[st.name]; dup {
+			return gb.errorf(st.pos, "%s is defined twice", st.name)
+		}
+		v, err := gb.g.AddInput(st.name, t)
+		if err != nil {
+			return gb.errorf(st.pos, "attribute %s: %v", path, err)
+		}
+		gb.declareSymbols(t)
+		gb.scope[st.name] = binding{kind: bValue, value: v}
+		gb.lifted = append(gb.lifted, liftedAttr{name: st.name, target: path, kind: attrKind(path)})
+	}
+	return nil
+}
+
+// attrKind guesses the role of a lifted attribute from torch's naming: FX
+// names constants _tensor_constant0 / _lifted_tensor_constant0, and AOT
+// graphs of torch 2.0 named parameters _param_constant0; a dotted module
+// path (conv1.weight) is a module's parameter.
+func attrKind(path string) ir.InputKind {
+	last := path[strings.LastIndex(path, ".")+1:]
+	switch {
+	case strings.HasPrefix(last, "_param_constant"):
+		return ir.Parameter
+	case strings.Contains(path, ".") && !strings.Contains(last, "constant"):
+		return ir.Parameter
+	}
+	return ir.ConstantTensor
+}
+
+// selfAttr recognizes "self.path" (get_attr).
+func selfAttr(e *expr) (string, bool) {
+	if e != nil && e.kind == eName && strings.HasPrefix(e.name, "self.") && len(e.name) > 5 {
+		return e.name[5:], true
+	}
+	return "", false
+}
+
+// resolveModule follows a dotted attribute path through nested classes.
+func (gb *gbuild) resolveModule(path string) *fxModule {
+	m := gb.mod
+	for _, part := range strings.Split(path, ".") {
+		if m = m.child(part); m == nil {
+			return nil
+		}
+	}
+	return m
+}
+
+func (gb *gbuild) liftedName(name, path string) bool {
+	for _, l := range gb.lifted {
+		if l.name == name && l.target == path {
+			return true
+		}
+	}
+	return false
+}

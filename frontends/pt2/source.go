@@ -1,0 +1,156 @@
+package pt2
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/fxport/fxport/ir"
+)
+
+// Source is a weight's bytes inside a zip archive: Len bytes at Offset
+// within the (uncompressed) data of entry Entry of the archive file Archive.
+// Nothing is read until Open. The bytes are the tensor's whole storage; the
+// weight's shape, strides and storage offset say which of them it views.
+//
+// Its IR text spelling is
+//
+//	pt2("model.pt2", "model/data/weights/weight_0", offset=0, size=64)
+//
+// which ir.Parse reads back (the package registers "pt2" as a weight-source
+// kind). Weights of torch.save pickles nested in an archive (torch 2.2–2.8)
+// name the outer entry and the offset of the storage inside it.
+type Source struct {
+	Archive string
+	Entry   string
+	Offset  int64
+	Len     int64
+
+	mu       sync.Mutex
+	resolved bool
+	abs      int64 // absolute offset of the bytes in the archive file, once resolved
+}
+
+// newSource returns a source whose absolute position is already known.
+func newSource(archive, entry string, offset, size, abs int64) *Source {
+	return &Source{Archive: archive, Entry: entry, Offset: offset, Len: size, resolved: true, abs: abs}
+}
+
+// Size is the number of bytes Open yields.
+func (s *Source) Size() int64 { return s.Len }
+
+func (s *Source) String() string {
+	return fmt.Sprintf("pt2(%s, %s, offset=%d, size=%d)", strconv.Quote(s.Archive), strconv.Quote(s.Entry), s.Offset, s.Len)
+}
+
+// Open streams the bytes. Stored entries are read in place; a compressed
+// entry is decompressed and the bytes before Offset discarded.
+func (s *Source) Open() (io.ReadCloser, error) {
+	f, err := os.Open(s.Archive)
+	if err != nil {
+		return nil, fmt.Errorf("weight source: %w", err)
+	}
+	s.mu.Lock()
+	resolved, abs := s.resolved, s.abs
+	s.mu.Unlock()
+	if resolved {
+		return &sectionFile{io.NewSectionReader(f, abs, s.Len), f}, nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("weight source: %w", err)
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil && zr == nil {
+		f.Close()
+		return nil, fmt.Errorf("weight source %s: %w", s.Archive, err)
+	}
+	for _, zf := range zr.File {
+		if zf.Name != s.Entry {
+			continue
+		}
+		if s.Offset < 0 || s.Len < 0 || uint64(s.Offset)+uint64(s.Len) > zf.UncompressedSize64 {
+			f.Close()
+			return nil, fmt.Errorf("weight source %s: %s: range [%d, %d) exceeds the entry's %d bytes", s.Archive, s.Entry, s.Offset, s.Offset+s.Len, zf.UncompressedSize64)
+		}
+		if zf.Method == zip.Store {
+			off, err := zf.DataOffset()
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("weight source %s: %s: %w", s.Archive, s.Entry, err)
+			}
+			s.mu.Lock()
+			s.resolved, s.abs = true, off+s.Offset
+			s.mu.Unlock()
+			return &sectionFile{io.NewSectionReader(f, off+s.Offset, s.Len), f}, nil
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("weight source %s: %s: %w", s.Archive, s.Entry, err)
+		}
+		if _, err := io.CopyN(io.Discard, rc, s.Offset); err != nil {
+			rc.Close()
+			f.Close()
+			return nil, fmt.Errorf("weight source %s: %s: %w", s.Archive, s.Entry, err)
+		}
+		return &limitedFile{io.LimitReader(rc, s.Len), rc, f}, nil
+	}
+	f.Close()
+	return nil, fmt.Errorf("weight source %s: no entry %q", s.Archive, s.Entry)
+}
+
+type sectionFile struct {
+	*io.SectionReader
+	f *os.File
+}
+
+func (s *sectionFile) Close() error { return s.f.Close() }
+
+type limitedFile struct {
+	io.Reader
+	rc io.Closer
+	f  *os.File
+}
+
+func (l *limitedFile) Close() error {
+	err := l.rc.Close()
+	if e := l.f.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+func init() {
+	ir.RegisterWeightSource("pt2", parseSource)
+}
+
+// parseSource reads the arguments of pt2("archive", "entry", offset=N, size=N).
+func parseSource(pos []ir.Arg, kw map[string]ir.Arg) (ir.WeightSource, error) {
+	if len(pos) != 2 || pos[0].Kind != ir.ArgString || pos[1].Kind != ir.ArgString {
+		return nil, fmt.Errorf(`pt2(...) takes the archive path and the entry name as strings`)
+	}
+	s := &Source{Archive: pos[0].Str, Entry: pos[1].Str}
+	sawSize := false
+	for k, v := range kw {
+		if v.Kind != ir.ArgInt || v.Int < 0 {
+			return nil, fmt.Errorf("pt2(...): %s must be a non-negative int", k)
+		}
+		switch k {
+		case "offset":
+			s.Offset = v.Int
+		case "size":
+			s.Len, sawSize = v.Int, true
+		default:
+			return nil, fmt.Errorf("pt2(...): unknown argument %q", k)
+		}
+	}
+	if !sawSize {
+		return nil, fmt.Errorf("pt2(...): size is required")
+	}
+	return s, nil
+}

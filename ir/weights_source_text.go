@@ -1,0 +1,33 @@
+package ir
+
+// ParseWeightSource reads one weight source in its IR text spelling, such as
+// inline("0000803f") or file("w.bin", offset=0, size=64), through the
+// registered source parsers. Sources that wrap another source (a pass that
+// changes a weight's layout lazily) use it to read their inner spelling.
+func ParseWeightSource(text string) (WeightSource, error) {
+	ps := &parser{src: text, file: "weight source", line: 1, col: 1}
+	kind, err := ps.ident()
+	if err != nil {
+		return nil, err
+	}
+	parse, ok := lookupSourceParser(kind)
+	if !ok {
+		return nil, ps.errorf("unknown weight source %q", kind)
+	}
+	if err := ps.expect("("); err != nil {
+		return nil, err
+	}
+	pos, kw, err := ps.argList(nil)
+	if err != nil {
+		return nil, err
+	}
+	ps.skipSpace()
+	if !ps.eof() {
+		return nil, ps.errorf("unexpected %q after weight source", ps.rest(10))
+	}
+	src, err := parse(pos, kw)
+	if err != nil {
+		return nil, ps.errorf("%v", err)
+	}
+	return src, nil
+}

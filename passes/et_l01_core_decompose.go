@@ -1,0 +1,235 @@
+package passes
+
+import (
+	"sort"
+
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/ir/sym"
+	"github.com/fxport/fxport/pm"
+)
+
+// DecomposeToCore decomposes the non-core ops ExecuTorch runs without a
+// delegate into core ATen (to_edge's decomposition; ET-L01 invariant).
+var DecomposeToCore = etlLowering(&pm.Pass{
+	Name: etlDecomposeName,
+	ID:   "ET-L01",
+	Doc: `decompose non-core ATen ops into core ATen, except the ET-L01 exception list
+
+to_edge decomposes everything outside torch's core ATen opset. fxport
+decomposes the non-core ops its corpus programs contain:
+
+  linear(x, w, b)  → permute_copy(w, [1, 0]), then addmm(b, x, wᵀ) (mm
+                     without bias); an input of rank > 2 is flattened to
+                     2-D with view_copy and restored afterwards
+  silu(x)          → mul(x, sigmoid(x))
+  hardsigmoid(x)   → div(clamp(add(x, 3), 0, 6), 6)
+  hardswish(x)     → mul(x, hardsigmoid(x)) (decomposed as above)
+  rsub.Scalar(x, s, alpha) → add.Scalar(mul.Scalar(x, −alpha), s)
+
+Views (t, transpose, reshape, _unsafe_view) are spelled as core copies by
+to-edge-views. The ops of EtCoreExceptions stay as they are: they run on
+portable kernels and are never delegated (the Python system's
+_core_aten_ops_exception_list). Any other non-core op that remains is
+counted in the statistic "non-core-kept" and reported with a firing, so a
+missing decomposition shows in the export report instead of failing later
+in a verifier.`,
+	Run: runDecomposeToCore,
+}, nil)
+
+const etlDecomposeName = "decompose-to-core"
+
+// EtCoreExceptions are the non-core ops allowed to stay in an ExecuTorch
+// program (ET-L01), each with the reason it is allowed.
+var EtCoreExceptions = map[string]string{
+	"aten._fft_c2c.default":                    "fnet's FFT; portable kernel, no core decomposition",
+	"aten._is_all_true.default":                "T5/Bart attention-mask checks; portable kernel",
+	"aten.bincount.default":                    "data-dependent output size; portable kernel",
+	"aten.bucketize.Tensor":                    "portable kernel; decomposition would need a data-dependent search",
+	"aten.cummax.default":                      "portable kernel (values and indices)",
+	"aten.cummin.default":                      "portable kernel (values and indices)",
+	"aten.polar.default":                       "seamless_m4t; complex construction with a portable kernel",
+	"aten.rand_like.default":                   "random; decomposing would change the random stream",
+	"aten.randint.low":                         "random; decomposing would change the random stream",
+	"aten.randn_like.default":                  "random; decomposing would change the random stream",
+	"aten.searchsorted.Tensor":                 "portable kernel; decomposition would need a data-dependent search",
+	"aten.unique_consecutive.default":          "data-dependent output size; portable kernel",
+	"aten._embedding_bag_forward_only.default": "embedding bags (revisions C/D); portable kernel",
+}
+
+// EtCoreExceptionNames lists EtCoreExceptions' keys, sorted.
+func EtCoreExceptionNames() []string {
+	out := make([]string, 0, len(EtCoreExceptions))
+	for k := range EtCoreExceptions {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func init() {
+	for k := range EtCoreExceptions {
+		ir.MustLookupOp(k)
+	}
+}
+
+var (
+	etlOpLinear      = ir.MustLookupOp("aten.linear.default")
+	etlOpSilu        = ir.MustLookupOp("aten.silu.default")
+	etlOpHardsigmoid = ir.MustLookupOp("aten.hardsigmoid.default")
+	etlOpHardswish   = ir.MustLookupOp("aten.hardswish.default")
+	etlOpRsubScalar  = ir.MustLookupOp("aten.rsub.Scalar")
+	etlOpSigmoid     = ir.MustLookupOp("aten.sigmoid.default")
+	etlOpMulTensor   = ir.MustLookupOp("aten.mul.Tensor")
+	etlOpMulScalar   = ir.MustLookupOp("aten.mul.Scalar")
+	etlOpAddScalar   = ir.MustLookupOp("aten.add.Scalar")
+	etlOpDivScalar   = ir.MustLookupOp("aten.div.Scalar")
+	etlOpClamp       = ir.MustLookupOp("aten.clamp.default")
+	etlOpAddmm       = ir.MustLookupOp("aten.addmm.default")
+	etlOpMm          = ir.MustLookupOp("aten.mm.default")
+)
+
+func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
+	changed := false
+	err := etlEachNode(p, func(n *ir.Node) error {
+		b := ir.NewBuilder(n.Graph)
+		b.SetInsertBefore(n)
+		b.Pass = etlDecomposeName
+		meta := n.Meta.Clone()
+		b.Meta = &meta
+		x := n.Args[0]
+		var v *ir.Value
+		var err error
+		switch n.Op {
+		case etlOpSilu:
+			v, err = etlSilu(b, x)
+		case etlOpHardsigmoid:
+			v, err = etlHardsigmoid(b, x)
+		case etlOpHardswish:
+			var hs *ir.Value
+			if hs, err = etlHardsigmoid(b, x); err == nil {
+				v, err = b.Value(etlOpMulTensor, x, ir.ValueArg(hs))
+			}
+		case etlOpRsubScalar:
+			v, err = etlRsub(b, n)
+		case etlOpLinear:
+			v, err = etlLinear(b, n)
+		default:
+			info := n.Op.Info()
+			if info.Namespace == "aten" && !n.Op.Has(ir.PropCore) && !n.Op.Has(ir.PropView) && !n.Op.Has(ir.PropOutVariant) && !n.Op.Has(ir.PropSymbolic) {
+				if _, ok := EtCoreExceptions[info.Name]; ok {
+					c.Stat("exception-kept", 1)
+				} else if _, view := etlEdgeViewOfOp(n.Op); !view {
+					c.Stat("non-core-kept", 1)
+					c.Debugf(n, "non-core op without a decomposition")
+				}
+			}
+			return nil
+		}
+		if err != nil {
+			return n.Errorf("%s: %v", etlDecomposeName, err)
+		}
+		from := n.Op.String()
+		if err := etlTakeOver(n, v.Def); err != nil {
+			return err
+		}
+		c.Fired(v.Def, "decomposed "+from)
+		changed = true
+		return nil
+	})
+	return pm.Result{Changed: changed}, err
+}
+
+// etlEdgeViewOfOp reports whether to-edge-views rewrites op.
+func etlEdgeViewOfOp(op ir.Op) (ir.Op, bool) {
+	switch op {
+	case etlOpReshape, etlOpUnsafeView, etlOpT, etlOpTranspose:
+		return op, true
+	}
+	t, ok := etlViewCopyTwins[op]
+	return t, ok
+}
+
+func etlSilu(b *ir.Builder, x ir.Arg) (*ir.Value, error) {
+	s, err := b.Value(etlOpSigmoid, x)
+	if err != nil {
+		return nil, err
+	}
+	return b.Value(etlOpMulTensor, x, ir.ValueArg(s))
+}
+
+func etlHardsigmoid(b *ir.Builder, x ir.Arg) (*ir.Value, error) {
+	a, err := b.Value(etlOpAddScalar, x, ir.IntArg(3))
+	if err != nil {
+		return nil, err
+	}
+	cl, err := b.Value(etlOpClamp, ir.ValueArg(a), ir.IntArg(0), ir.IntArg(6))
+	if err != nil {
+		return nil, err
+	}
+	return b.Value(etlOpDivScalar, ir.ValueArg(cl), ir.IntArg(6))
+}
+
+func etlRsub(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
+	alpha := n.Arg("alpha")
+	var neg ir.Arg
+	switch alpha.Kind {
+	case ir.ArgInt:
+		neg = ir.IntArg(-alpha.Int)
+	case ir.ArgFloat:
+		neg = ir.FloatArg(-alpha.Float)
+	default:
+		return nil, n.Errorf("rsub with a non-literal alpha")
+	}
+	m, err := b.Value(etlOpMulScalar, n.Arg("self"), neg)
+	if err != nil {
+		return nil, err
+	}
+	return b.Value(etlOpAddScalar, ir.ValueArg(m), n.Arg("other"))
+}
+
+func etlLinear(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
+	x, w, bias := n.Arg("input"), n.Arg("weight"), n.Arg("bias")
+	xt, err := ir.ArgTensor(x, "input")
+	if err != nil {
+		return nil, err
+	}
+	if xt.Rank() < 1 {
+		return nil, n.Errorf("linear of a 0-d input")
+	}
+	wT, err := b.Value(etlOpPermuteCopy, w, ir.IntsArg(1, 0))
+	if err != nil {
+		return nil, err
+	}
+	in := x
+	r := xt.Rank()
+	if r != 2 {
+		lead := sym.Const(1)
+		for _, d := range xt.Shape[:r-1] {
+			lead = sym.Mul(lead, d)
+		}
+		s, err := etShapeArg(b, n, []sym.Expr{lead, xt.Shape[r-1]})
+		if err != nil {
+			return nil, err
+		}
+		flat, err := b.Value(etlOpViewCopy, x, s)
+		if err != nil {
+			return nil, err
+		}
+		in = ir.ValueArg(flat)
+	}
+	var y *ir.Value
+	if bias.IsNone() {
+		y, err = b.Value(etlOpMm, in, ir.ValueArg(wT))
+	} else {
+		y, err = b.Value(etlOpAddmm, bias, in, ir.ValueArg(wT))
+	}
+	if err != nil || r == 2 {
+		return y, err
+	}
+	out := n.Result().Tensor()
+	s, err := etShapeArg(b, n, out.Shape)
+	if err != nil {
+		return nil, err
+	}
+	return b.Value(etlOpViewCopy, ir.ValueArg(y), s)
+}

@@ -1,0 +1,57 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/fxport/fxport/ir"
+)
+
+// Compute plans the memory of p's main graph.
+func Compute(p *ir.Program, opt Options) (*Plan, error) {
+	if opt.Alignment == 0 {
+		opt.Alignment = 16
+	}
+	if opt.Alignment < 0 || opt.Alignment&(opt.Alignment-1) != 0 {
+		return nil, fmt.Errorf("memory plan: alignment %d is not a power of two", opt.Alignment)
+	}
+	classes, of, pos, err := buildClasses(p, opt)
+	if err != nil {
+		return nil, fmt.Errorf("memory plan of graph %s: %w", p.Main.Name, err)
+	}
+	var best placement
+	first := true
+	for _, fit := range []bool{false, true} {
+		for _, o := range orders {
+			name := o.name
+			if fit {
+				name += ", best fit"
+			}
+			pl := place(classes, opt.Alignment, name, o.less, fit)
+			if first || pl.arena < best.arena {
+				best, first = pl, false
+			}
+		}
+	}
+	if lb := maxLive(classes, opt.Alignment); best.arena > lb {
+		if pl, ok := search(classes, opt.Alignment, best.arena); ok {
+			best = pl
+		}
+	}
+	out := &Plan{ArenaSize: []int64{0, best.arena}, MaxLiveLowerBound: maxLive(classes, opt.Alignment), Algorithm: best.name}
+	for _, c := range classes {
+		if !c.planned {
+			continue
+		}
+		out.Classes++
+		for _, v := range c.members {
+			out.Values = append(out.Values, Entry{
+				Value: v, Class: c.id, Start: c.start, End: c.end,
+				Alloc: Alloc{MemID: ArenaID, Offset: best.offset[c.id], Size: c.size},
+			})
+		}
+	}
+	_ = of
+	sortEntries(out.Values, pos)
+	out.buildIndex()
+	return out, nil
+}

@@ -1,0 +1,22 @@
+// Package plan is fxport's ExecuTorch memory planner: it gives every tensor
+// of a lowered program that needs run-time memory (activations, and graph
+// inputs, outputs and mutable buffers as Options say) an offset in a planned
+// arena, the way exir's MemoryPlanningPass does.
+//
+// Sizes are element size × the product of each dim's upper bound under the
+// program's range constraints (sym.Env.UpperBound); a dim without a finite
+// upper bound is an error naming the value and the symbol — widening is the
+// job of the widen-symbol-ranges pass (ET-PF01), and the planner never
+// invents a bound (ET-P10). Values that share storage (an out variant's
+// result and its memory.alloc out tensor, in-place results, remaining
+// aliasing views) form one storage class whose lifetime runs from the first
+// definition of a member to the last use of any member. Classes are placed
+// greedily (several orders are tried, the smallest arena wins), offsets
+// aligned to 16 bytes, all in memory id 1 (ids are 1-based; id 0 is the
+// unused placeholder of non_const_buffer_sizes). Constants are not planned.
+//
+// The result is recorded in the IR (Record) so goldens show it and the
+// emitter reads it back (Read): node metadata mem = "1:<offset>:<size>"
+// (one entry per result, "-" for a result without planned storage,
+// separated by ","), and program metadata for graph inputs and the arenas.
+package plan

@@ -1,0 +1,155 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fxport/fxport/ir"
+)
+
+// Metadata keys of a recorded plan.
+const (
+	// MetaMem is the node metadata key: one "memid:offset:size" per result,
+	// "-" for a result without planned storage, separated by ",".
+	MetaMem = "mem"
+	// MetaInputs is the program metadata key for planned graph inputs:
+	// "%name=memid:offset:size" entries separated by spaces.
+	MetaInputs = "executorch.mem.inputs"
+	// MetaArenas is non_const_buffer_sizes, comma separated ("0,4096").
+	MetaArenas = "executorch.mem.arenas"
+	// MetaLowerBound is the max-live lower bound in bytes.
+	MetaLowerBound = "executorch.mem.lower_bound"
+)
+
+// Record writes pl into p's metadata, replacing any earlier plan.
+func Record(p *ir.Program, pl *Plan) {
+	for _, g := range p.Graphs() {
+		for _, n := range g.Nodes() {
+			n.Meta.Delete(MetaMem)
+		}
+	}
+	for _, n := range p.Main.Nodes() {
+		var parts []string
+		any := false
+		for _, r := range n.Results {
+			if a, ok := pl.Lookup(r); ok {
+				parts = append(parts, a.String())
+				any = true
+			} else {
+				parts = append(parts, "-")
+			}
+		}
+		if any {
+			n.Meta.Set(MetaMem, strings.Join(parts, ","))
+		}
+	}
+	var ins []string
+	for _, v := range p.Main.Inputs {
+		if a, ok := pl.Lookup(v); ok {
+			ins = append(ins, v.String()+"="+a.String())
+		}
+	}
+	if len(ins) > 0 {
+		p.Meta.Set(MetaInputs, strings.Join(ins, " "))
+	} else {
+		p.Meta.Delete(MetaInputs)
+	}
+	ar := make([]string, len(pl.ArenaSize))
+	for i, s := range pl.ArenaSize {
+		ar[i] = strconv.FormatInt(s, 10)
+	}
+	p.Meta.Set(MetaArenas, strings.Join(ar, ","))
+	p.Meta.Set(MetaLowerBound, strconv.FormatInt(pl.MaxLiveLowerBound, 10))
+}
+
+// Recorded is a plan read back from the IR.
+type Recorded struct {
+	// Allocs maps each planned value of the main graph to its allocation.
+	Allocs map[*ir.Value]Alloc
+	// ArenaSize is non_const_buffer_sizes.
+	ArenaSize []int64
+	// LowerBound is the recorded max-live lower bound.
+	LowerBound int64
+}
+
+// Read reads back a plan Record wrote; errors name the node or key.
+func Read(p *ir.Program) (*Recorded, error) {
+	r := &Recorded{Allocs: map[*ir.Value]Alloc{}}
+	s, ok := p.Meta.Get(MetaArenas)
+	if !ok {
+		return nil, fmt.Errorf("program has no memory plan (meta %q missing); run plan-memory", MetaArenas)
+	}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("meta %q: bad arena size %q", MetaArenas, f)
+		}
+		r.ArenaSize = append(r.ArenaSize, v)
+	}
+	if s, ok := p.Meta.Get(MetaLowerBound); ok {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("meta %q: %v", MetaLowerBound, err)
+		}
+		r.LowerBound = v
+	}
+	if s, ok := p.Meta.Get(MetaInputs); ok {
+		for _, f := range strings.Fields(s) {
+			name, spec, ok := strings.Cut(f, "=")
+			v := p.Main.Value(strings.TrimPrefix(name, "%"))
+			if !ok || v == nil || !v.IsInput() {
+				return nil, fmt.Errorf("meta %q: %q does not name a graph input", MetaInputs, f)
+			}
+			a, err := parseAlloc(spec, r.ArenaSize)
+			if err != nil {
+				return nil, fmt.Errorf("meta %q: %s: %w", MetaInputs, name, err)
+			}
+			r.Allocs[v] = a
+		}
+	}
+	for _, n := range p.Main.Nodes() {
+		s, ok := n.Meta.Get(MetaMem)
+		if !ok {
+			continue
+		}
+		parts := strings.Split(s, ",")
+		if len(parts) != len(n.Results) {
+			return nil, n.Errorf("meta mem %q: %d entries for %d results", s, len(parts), len(n.Results))
+		}
+		for i, part := range parts {
+			if part == "-" {
+				continue
+			}
+			a, err := parseAlloc(part, r.ArenaSize)
+			if err != nil {
+				return nil, n.Errorf("meta mem %q: %v", s, err)
+			}
+			r.Allocs[n.Results[i]] = a
+		}
+	}
+	return r, nil
+}
+
+func parseAlloc(s string, arenas []int64) (Alloc, error) {
+	f := strings.Split(s, ":")
+	if len(f) != 3 {
+		return Alloc{}, fmt.Errorf("%q is not memid:offset:size", s)
+	}
+	var v [3]int64
+	for i := range f {
+		x, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil || x < 0 {
+			return Alloc{}, fmt.Errorf("%q is not memid:offset:size", s)
+		}
+		v[i] = x
+	}
+	a := Alloc{MemID: int(v[0]), Offset: v[1], Size: v[2]}
+	if a.MemID < 1 || a.MemID >= len(arenas) {
+		return Alloc{}, fmt.Errorf("%q: memory id %d has no arena", s, a.MemID)
+	}
+	if a.Offset+a.Size > arenas[a.MemID] {
+		return Alloc{}, fmt.Errorf("%q: ends past arena %d of %d bytes", s, a.MemID, arenas[a.MemID])
+	}
+	return a, nil
+}

@@ -1,0 +1,10 @@
+// Package pte reads ExecuTorch program files (.pte), their external data
+// files (.ptd) and bundled programs (.bpte): the eh00 extended header, the
+// program flatbuffer (verified against fxport's schema before it is decoded),
+// its segments, constants, named data and delegate payloads, including the
+// XNNPACK delegate's XH00-wrapped XN01 graph. Malformed input yields an error
+// naming the file and the offending field, never a panic.
+//
+// Summary prints a deterministic, human-readable description of a decoded
+// file (`fxport inspect`).
+package pte

@@ -1,0 +1,40 @@
+package pte
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzReadPTE: Decode never panics (the recover that would hide a panic is
+// reported as a failure) and never returns both a file and an error.
+func FuzzReadPTE(f *testing.F) {
+	for _, name := range []string{"et_portable_add_f32x1.pte", "ecn_xnnpack_add_f32x3.pte", "et_portable_add_scalar_constant.pte", "rs_external_constants_mul_add.ptd"} {
+		data, err := os.ReadFile(filepath.Join(genuineDir(f), name))
+		if err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("\x00\x00\x00\x00ET12"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Decode("fuzz.pte", data)
+		if err != nil {
+			if strings.Contains(err.Error(), "decoder panic") {
+				t.Fatal(err)
+			}
+			if file != nil {
+				t.Fatal("file and error both returned")
+			}
+		} else if err := file.Summary(discard{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodePTD("fuzz.ptd", data); err != nil && strings.Contains(err.Error(), "decoder panic") {
+			t.Fatal(err)
+		}
+	})
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,39 @@
+package onnx
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated section of docs/targets/onnx.md")
+
+const (
+	docPath  = "../../docs/targets/onnx.md"
+	docBegin = "<!-- BEGIN GENERATED: go test ./targets/onnx -run TestDocCoverage -update -->\n"
+	docEnd   = "<!-- END GENERATED -->"
+)
+
+func TestDocCoverageFresh(t *testing.T) {
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	i, j := strings.Index(s, docBegin), strings.Index(s, docEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the generated-section markers", docPath)
+	}
+	want := s[:i+len(docBegin)] + CoverageMarkdown() + s[j:]
+	if want == s {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(docPath, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("%s coverage tables are stale: go test ./targets/onnx -run TestDocCoverage -update", docPath)
+}

@@ -1,0 +1,155 @@
+package onnx
+
+import (
+	"fmt"
+
+	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
+)
+
+// Invariant is a named property every model the emitter writes satisfies,
+// tied to the catalog row it replaces.
+type Invariant struct {
+	ID, Name, Doc string
+	Check         func(m *pb.ModelProto) error
+}
+
+// Invariants are checked by Emit before a model leaves the target.
+var Invariants = []Invariant{
+	{"ONNX-IR01", "topk-sorted", "every TopK has sorted=1 before the file is written", checkTopKSorted},
+	{"ONNX-P08", "no-empty-value-ints", "no Constant has an empty value_ints; empty INT64 lists are typed tensors", checkNoEmptyValueInts},
+	{"ONNX-P13", "fills-typed", "every ConstantOfShape carries its value (and so its dtype) explicitly", checkFillsTyped},
+	{"ONNX-S01", "distinct-outputs", "graph outputs have distinct names, none equal to an input, each defined by its own node", checkDistinctIO},
+	{"ONNX-S03", "export-metadata", "the export metadata is stored in metadata_props", checkMetadata},
+	{"ONNX-P25", "no-initializer-dedup", "initializers are never merged: each keeps its own name and bytes (no cross-device dedup)", checkInitializerNames},
+	{"structure", "defined-before-use", "every node input is a graph input, an initializer or an earlier node output", checkTopological},
+}
+
+// CheckInvariants runs every invariant on a model.
+func CheckInvariants(m *pb.ModelProto) error {
+	for _, inv := range Invariants {
+		if err := inv.Check(m); err != nil {
+			return fmt.Errorf("%s %s: %w", inv.ID, inv.Name, err)
+		}
+	}
+	return nil
+}
+
+func attr(n *pb.NodeProto, name string) *pb.AttributeProto {
+	for _, a := range n.Attribute {
+		if a.GetName() == name {
+			return a
+		}
+	}
+	return nil
+}
+
+func checkTopKSorted(m *pb.ModelProto) error {
+	for _, n := range m.GetGraph().GetNode() {
+		if n.GetOpType() == "TopK" {
+			if a := attr(n, "sorted"); a == nil || a.GetI() != 1 {
+				return fmt.Errorf("node %s: TopK without sorted=1", n.GetName())
+			}
+		}
+	}
+	return nil
+}
+
+func checkNoEmptyValueInts(m *pb.ModelProto) error {
+	for _, n := range m.GetGraph().GetNode() {
+		if n.GetOpType() != "Constant" {
+			continue
+		}
+		if a := attr(n, "value_ints"); a != nil && len(a.GetInts()) == 0 {
+			return fmt.Errorf("node %s: Constant with an empty value_ints", n.GetName())
+		}
+		if len(n.Attribute) != 1 {
+			return fmt.Errorf("node %s: Constant must set exactly one value attribute", n.GetName())
+		}
+	}
+	return nil
+}
+
+func checkFillsTyped(m *pb.ModelProto) error {
+	for _, n := range m.GetGraph().GetNode() {
+		if n.GetOpType() == "ConstantOfShape" {
+			if a := attr(n, "value"); a == nil || a.GetT() == nil || a.GetT().GetDataType() == 0 {
+				return fmt.Errorf("node %s: ConstantOfShape without a typed value", n.GetName())
+			}
+		}
+	}
+	return nil
+}
+
+func checkDistinctIO(m *pb.ModelProto) error {
+	g := m.GetGraph()
+	seen := map[string]bool{}
+	for _, i := range g.GetInput() {
+		seen[i.GetName()] = true
+	}
+	producers := map[string]int{}
+	for _, n := range g.GetNode() {
+		for _, o := range n.GetOutput() {
+			producers[o]++
+		}
+	}
+	for _, o := range g.GetOutput() {
+		if seen[o.GetName()] {
+			return fmt.Errorf("output %q is also an input or an earlier output", o.GetName())
+		}
+		seen[o.GetName()] = true
+		if producers[o.GetName()] != 1 {
+			return fmt.Errorf("output %q is defined by %d nodes, want 1", o.GetName(), producers[o.GetName()])
+		}
+	}
+	return nil
+}
+
+func checkMetadata(m *pb.ModelProto) error {
+	for _, kv := range m.GetMetadataProps() {
+		if kv.GetKey() == MetadataKey && kv.GetValue() != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("metadata_props lacks %q", MetadataKey)
+}
+
+func checkInitializerNames(m *pb.ModelProto) error {
+	seen := map[string]bool{}
+	for _, t := range m.GetGraph().GetInitializer() {
+		if t.GetName() == "" || seen[t.GetName()] {
+			return fmt.Errorf("initializer %q unnamed or duplicated", t.GetName())
+		}
+		seen[t.GetName()] = true
+	}
+	return nil
+}
+
+func checkTopological(m *pb.ModelProto) error {
+	g := m.GetGraph()
+	def := map[string]bool{"": true}
+	for _, i := range g.GetInput() {
+		def[i.GetName()] = true
+	}
+	for _, t := range g.GetInitializer() {
+		def[t.GetName()] = true
+	}
+	for _, n := range g.GetNode() {
+		for _, in := range n.GetInput() {
+			if !def[in] {
+				return fmt.Errorf("node %s (%s): input %q used before it is defined", n.GetName(), n.GetOpType(), in)
+			}
+		}
+		for _, o := range n.GetOutput() {
+			if def[o] {
+				return fmt.Errorf("node %s (%s): output %q defined twice", n.GetName(), n.GetOpType(), o)
+			}
+			def[o] = true
+		}
+	}
+	for _, o := range g.GetOutput() {
+		if !def[o.GetName()] {
+			return fmt.Errorf("graph output %q is never defined", o.GetName())
+		}
+	}
+	return nil
+}

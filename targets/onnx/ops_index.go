@@ -1,0 +1,213 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/fxport/fxport/ir"
+)
+
+func init() {
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		x, idx := r.T("self"), r.T("index")
+		dim := normDim(r.Int("dim"), r.Rank("self"))
+		if r.err != nil {
+			return r.err
+		}
+		b.Emit(n.Results[0], "GatherElements", []string{x, idx}, AttrInt("axis", dim))
+		return nil
+	}, "aten.gather.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		x, idx := r.T("self"), r.T("index")
+		dim := normDim(r.Int("dim"), r.Rank("self"))
+		if r.err != nil {
+			return r.err
+		}
+		b.Emit(n.Results[0], "Gather", []string{x, idx}, AttrInt("axis", dim))
+		return nil
+	}, "aten.index_select.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x, idx := r.In("self", dt), r.T("index")
+		dim := normDim(r.Int("dim"), r.Rank("self"))
+		var src string
+		if n.Op.ArgIndex("src") >= 0 {
+			src = r.In("src", dt)
+		} else {
+			// scatter.value: a scalar broadcast to the index's shape.
+			v := r.In("value", dt)
+			src = b.Tmp("Expand", []string{v, b.Tmp("Shape", []string{idx})})
+		}
+		if r.err != nil {
+			return r.err
+		}
+		b.Emit(n.Results[0], "ScatterElements", []string{x, idx, src}, AttrInt("axis", dim))
+		return nil
+	}, "aten.scatter.src", "aten.scatter.value")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		// index.Tensor with one non-None index tensor: Gather on that axis.
+		r := reader(b, n)
+		x := r.T("self")
+		l := r.Arg("indices")
+		if r.err != nil {
+			return r.err
+		}
+		axis, which := -1, ""
+		for i, el := range l.List {
+			if el.IsNone() {
+				continue
+			}
+			if axis >= 0 {
+				return fmt.Errorf("index with several index tensors is not lowered")
+			}
+			if t := el.Value.Tensor(); t == nil || t.DType == ir.Bool {
+				return fmt.Errorf("index with a boolean mask is not lowered")
+			}
+			v, err := b.Value(el.Value)
+			if err != nil {
+				return err
+			}
+			axis, which = i, v
+		}
+		if axis < 0 {
+			return identity(b, n)
+		}
+		b.Emit(n.Results[0], "Gather", []string{x, which}, AttrInt("axis", int64(axis)))
+		return nil
+	}, "aten.index.Tensor")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		// topk: TopK always sorted=1 (ONNX-IR01).
+		r := reader(b, n)
+		x := r.T("self")
+		k := r.IntList("k")
+		dim := normDim(r.Int("dim"), r.Rank("self"))
+		largest := int64(0)
+		if r.Bool("largest") {
+			largest = 1
+		}
+		if r.err != nil {
+			return r.err
+		}
+		b.EmitN(n.Results, "TopK", []string{x, k}, AttrInt("axis", dim), AttrInt("largest", largest), AttrInt("sorted", 1))
+		return nil
+	}, "aten.topk.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		// sort: TopK over the whole dim (sorted=1, ties by lower index).
+		r := reader(b, n)
+		x := r.T("self")
+		rank := r.Rank("self")
+		dim := normDim(r.Int("dim"), rank)
+		desc := r.Bool("descending")
+		if r.err != nil {
+			return r.err
+		}
+		shape := b.Tmp("Shape", []string{x})
+		k := b.Tmp("Gather", []string{shape, b.I64s(dim)}, AttrInt("axis", 0))
+		largest := int64(0)
+		if desc {
+			largest = 1
+		}
+		b.EmitN(n.Results, "TopK", []string{x, k}, AttrInt("axis", dim), AttrInt("largest", largest), AttrInt("sorted", 1))
+		return nil
+	}, "aten.sort.default")
+	translation("ONNX-TR09", "translate-masked-fill",
+		"masked_fill with Or/And for bool tensors\n\nWhere(mask, value, self); a bool self lowers to (mask ∧ value) ∨ (¬mask ∧ self) because ORT's CPU EP has no bool Where.",
+		func(b *Builder, n *ir.Node) error {
+			// masked_fill: where(mask, value, self); bool self uses Or/And (ONNX-TR09).
+			r := reader(b, n)
+			dt := r.out(0).DType
+			x := r.In("self", dt)
+			m := r.In("mask", ir.Bool)
+			v := r.In("value", dt)
+			if r.err != nil {
+				return r.err
+			}
+			if dt == ir.Bool {
+				b.Emit(n.Results[0], "Or", []string{b.Tmp("And", []string{m, v}), b.Tmp("And", []string{b.Tmp("Not", []string{m}), x})})
+				return nil
+			}
+			b.Emit(n.Results[0], "Where", []string{m, v, x})
+			return nil
+		}, "aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+}
+
+func init() {
+	lower(17, func(b *Builder, n *ir.Node) error {
+		// as_strided over a contiguous input: a Gather of the flattened
+		// input with the statically computed element offsets.
+		r := reader(b, n)
+		x := r.T("self")
+		size, stride := r.Ints("size"), r.Ints("stride")
+		off := r.IntOr("storage_offset", 0)
+		if r.err != nil {
+			return r.err
+		}
+		if a := r.Arg("self"); a.Value.Tensor() != nil && !a.Value.Tensor().IsContiguous() {
+			return fmt.Errorf("as_strided of a non-contiguous input is not lowered")
+		}
+		if len(size) != len(stride) {
+			return fmt.Errorf("as_strided: %d sizes, %d strides", len(size), len(stride))
+		}
+		total := int64(1)
+		for _, s := range size {
+			total *= s
+		}
+		if total > 1<<20 {
+			return fmt.Errorf("as_strided with %d elements: index table too large", total)
+		}
+		idx := make([]int64, 0, total)
+		pos := make([]int64, len(size))
+		for k := int64(0); k < total; k++ {
+			o := off
+			for d := range pos {
+				o += pos[d] * stride[d]
+			}
+			idx = append(idx, o)
+			for d := len(pos) - 1; d >= 0; d-- {
+				pos[d]++
+				if pos[d] < size[d] {
+					break
+				}
+				pos[d] = 0
+			}
+		}
+		ic, err := b.Const(ir.Int64, size, encodeI64s(idx))
+		if err != nil {
+			return err
+		}
+		flat := b.Tmp("Reshape", []string{x, b.I64s(-1)})
+		b.Emit(n.Results[0], "Gather", []string{flat, ic}, AttrInt("axis", 0))
+		return nil
+	}, "aten.as_strided.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		// index_copy: move dim to the front, ScatterND rows, move it back.
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x, src := r.In("self", dt), r.In("source", dt)
+		idx := r.In("index", ir.Int64)
+		rank := r.Rank("self")
+		dim := normDim(r.Int("dim"), rank)
+		if r.err != nil {
+			return r.err
+		}
+		perm := make([]int64, rank)
+		for i := range perm {
+			perm[i] = int64(i)
+		}
+		perm[0], perm[dim] = perm[dim], perm[0]
+		if dim != 0 {
+			x = b.Tmp("Transpose", []string{x}, AttrInts("perm", perm...))
+			src = b.Tmp("Transpose", []string{src}, AttrInts("perm", perm...))
+		}
+		ui := b.Tmp("Unsqueeze", []string{idx, b.I64s(-1)})
+		if dim == 0 {
+			b.Emit(n.Results[0], "ScatterND", []string{x, ui, src})
+			return nil
+		}
+		y := b.Tmp("ScatterND", []string{x, ui, src})
+		b.Emit(n.Results[0], "Transpose", []string{y}, AttrInts("perm", perm...))
+		return nil
+	}, "aten.index_copy.default")
+}

@@ -1,0 +1,295 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/fxport/fxport/ir"
+	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
+)
+
+func init() {
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		var x, y string
+		if r.n.Op.ArgIndex("mat2") >= 0 {
+			x, y = r.In("self", dt), r.In("mat2", dt)
+		} else {
+			x, y = r.In("self", dt), r.In("other", dt)
+		}
+		if r.err != nil {
+			return r.err
+		}
+		b.Emit(n.Results[0], "MatMul", []string{x, y})
+		return nil
+	}, "aten.mm.default", "aten.bmm.default", "aten.matmul.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		// addmm: beta*self + alpha*(mat1 @ mat2)
+		r := reader(b, n)
+		dt := r.out(0).DType
+		c, m1, m2 := r.In("self", dt), r.In("mat1", dt), r.In("mat2", dt)
+		beta, alpha := r.Float("beta"), r.Float("alpha")
+		if r.err != nil {
+			return r.err
+		}
+		mm := b.Tmp("MatMul", []string{m1, m2})
+		if alpha != 1 {
+			s, _ := b.Scalar(dt, alpha)
+			mm = b.Tmp("Mul", []string{mm, s})
+		}
+		if beta == 0 {
+			b.Bind(n.Results[0], mm)
+			return nil
+		}
+		if beta != 1 {
+			s, _ := b.Scalar(dt, beta)
+			c = b.Tmp("Mul", []string{c, s})
+		}
+		b.Emit(n.Results[0], "Add", []string{mm, c})
+		return nil
+	}, "aten.addmm.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x, w := r.In("input", dt), r.In("weight", dt)
+		if r.err != nil {
+			return r.err
+		}
+		wt := w
+		if len(r.Shape("weight")) == 2 {
+			wt = b.Tmp("Transpose", []string{w}, AttrInts("perm", 1, 0))
+		}
+		if !r.Has("bias") {
+			b.Emit(n.Results[0], "MatMul", []string{x, wt})
+			return nil
+		}
+		bias := r.In("bias", dt)
+		b.Emit(n.Results[0], "Add", []string{b.Tmp("MatMul", []string{x, wt}), bias})
+		return r.err
+	}, "aten.linear.default")
+
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x, w := r.In("input", dt), r.In("weight", dt)
+		stride, pad, dil := r.Ints("stride"), r.Ints("padding"), r.Ints("dilation")
+		transposed, outPad, groups := r.Bool("transposed"), r.Ints("output_padding"), r.Int("groups")
+		ins := []string{x, w}
+		if r.Has("bias") {
+			ins = append(ins, r.In("bias", dt))
+		}
+		if r.err != nil {
+			return r.err
+		}
+		k := len(r.Shape("weight")) - 2
+		if k < 1 {
+			return fmt.Errorf("convolution weight of rank %d", k+2)
+		}
+		exp := func(v []int64, def int64) []int64 {
+			if len(v) == 1 && k > 1 {
+				out := make([]int64, k)
+				for i := range out {
+					out[i] = v[0]
+				}
+				return out
+			}
+			if len(v) == 0 {
+				out := make([]int64, k)
+				for i := range out {
+					out[i] = def
+				}
+				return out
+			}
+			return v
+		}
+		stride, pad, dil, outPad = exp(stride, 1), exp(pad, 0), exp(dil, 1), exp(outPad, 0)
+		attrs := []*pb.AttributeProto{AttrInts("strides", stride...), AttrInts("pads", append(append([]int64{}, pad...), pad...)...),
+			AttrInts("dilations", dil...), AttrInt("group", groups)}
+		if transposed {
+			attrs = append(attrs, AttrInts("output_padding", outPad...))
+			b.Emit(n.Results[0], "ConvTranspose", ins, attrs...)
+			return nil
+		}
+		b.Emit(n.Results[0], "Conv", ins, attrs...)
+		return nil
+	}, "aten.convolution.default")
+
+	batchNorm := func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("input", dt)
+		c, ok := r.Shape("input")[1].Const()
+		if !ok {
+			return fmt.Errorf("batch norm over a symbolic channel count")
+		}
+		param := func(name string, fill float64) string {
+			if r.Has(name) {
+				return r.In(name, dt)
+			}
+			return b.fill(dt, []int64{c}, fill)
+		}
+		scale, bias := param("weight", 1), param("bias", 0)
+		mean, vr := param("running_mean", 0), param("running_var", 1)
+		eps := r.Float("eps")
+		training := false
+		if n.Op.ArgIndex("training") >= 0 {
+			training = r.Bool("training")
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if training {
+			return fmt.Errorf("batch norm in training mode is not lowered (export in eval mode)")
+		}
+		b.Emit(n.Results[0], "BatchNormalization", []string{x, scale, bias, mean, vr}, AttrFloat("epsilon", eps))
+		for _, res := range n.Results[1:] {
+			if res.NumUses() > 0 {
+				return fmt.Errorf("batch norm's saved mean/invstd outputs are used; not lowered")
+			}
+		}
+		return nil
+	}
+	lower(17, batchNorm, "aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default")
+
+	layerNorm := func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("input", dt)
+		ns := r.Ints("normalized_shape")
+		eps := r.Float("eps")
+		if r.err != nil {
+			return r.err
+		}
+		scale := b.fill(dt, ns, 1)
+		if r.Has("weight") {
+			scale = r.In("weight", dt)
+		}
+		ins := []string{x, scale}
+		if r.Has("bias") {
+			ins = append(ins, r.In("bias", dt))
+		}
+		axis := -int64(len(ns))
+		results := make([]*ir.Value, len(n.Results))
+		for i, res := range n.Results {
+			if i == 0 || res.NumUses() > 0 {
+				results[i] = res
+			}
+		}
+		// torch's rstd output is ONNX's InvStdDev.
+		b.EmitN(results, "LayerNormalization", ins, AttrInt("axis", axis), AttrFloat("epsilon", eps))
+		return r.err
+	}
+	lower(17, layerNorm, "aten.native_layer_norm.default", "aten.layer_norm.default")
+
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		ks, st, pad, dil := r.Ints("kernel_size"), r.Ints("stride"), r.Ints("padding"), r.Ints("dilation")
+		ceil := r.Bool("ceil_mode")
+		if r.err != nil {
+			return r.err
+		}
+		k := len(ks)
+		if len(st) == 0 {
+			st = ks
+		}
+		rep := func(v []int64) []int64 {
+			if len(v) == 1 && k > 1 {
+				out := make([]int64, k)
+				for i := range out {
+					out[i] = v[0]
+				}
+				return out
+			}
+			return v
+		}
+		ks, st, pad, dil = rep(ks), rep(st), rep(pad), rep(dil)
+		c := int64(0)
+		if ceil {
+			c = 1
+		}
+		if len(n.Results) > 1 && n.Results[1].NumUses() > 0 {
+			return fmt.Errorf("max pooling indices are used; ONNX MaxPool indices differ from torch's, not lowered")
+		}
+		b.EmitN([]*ir.Value{n.Results[0]}, "MaxPool", []string{x}, AttrInts("kernel_shape", ks...), AttrInts("strides", st...),
+			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInts("dilations", dil...), AttrInt("ceil_mode", c))
+		return nil
+	}, "aten.max_pool2d_with_indices.default", "aten.max_pool2d.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		ks, st, pad := r.Ints("kernel_size"), r.Ints("stride"), r.Ints("padding")
+		ceil, cip := r.Bool("ceil_mode"), r.Bool("count_include_pad")
+		if r.Has("divisor_override") {
+			return fmt.Errorf("avg_pool2d with divisor_override is not lowered")
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if len(st) == 0 {
+			st = ks
+		}
+		b2i := func(v bool) int64 {
+			if v {
+				return 1
+			}
+			return 0
+		}
+		b.Emit(n.Results[0], "AveragePool", []string{x}, AttrInts("kernel_shape", ks...), AttrInts("strides", st...),
+			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInt("ceil_mode", b2i(ceil)), AttrInt("count_include_pad", b2i(cip)))
+		return nil
+	}, "aten.avg_pool2d.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		osz := r.Ints("output_size")
+		in := r.Shape("self")
+		if r.err != nil {
+			return r.err
+		}
+		if len(osz) == 2 && osz[0] == 1 && osz[1] == 1 {
+			b.Emit(n.Results[0], "GlobalAveragePool", []string{x})
+			return nil
+		}
+		var ks []int64
+		for i, o := range osz {
+			d, ok := in[len(in)-len(osz)+i].Const()
+			if !ok || d%o != 0 {
+				return fmt.Errorf("adaptive_avg_pool2d to %v from %v needs uneven windows; not lowered", osz, in)
+			}
+			ks = append(ks, d/o)
+		}
+		b.Emit(n.Results[0], "AveragePool", []string{x}, AttrInts("kernel_shape", ks...), AttrInts("strides", ks...))
+		return nil
+	}, "aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default")
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		w, idx := r.T("weight"), r.T("indices")
+		if r.err != nil {
+			return r.err
+		}
+		b.Emit(n.Results[0], "Gather", []string{w, idx}, AttrInt("axis", 0))
+		return nil
+	}, "aten.embedding.default")
+}
+
+// fill is a constant of shape filled with v in dtype dt.
+func (b *Builder) fill(dt ir.DType, shape []int64, v float64) string {
+	one, err := encodeScalar(dt, v)
+	if err != nil {
+		return ""
+	}
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	data := make([]byte, 0, int64(len(one))*n)
+	for i := int64(0); i < n; i++ {
+		data = append(data, one...)
+	}
+	s, _ := b.Const(dt, shape, data)
+	return s
+}

@@ -1,0 +1,206 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/pm"
+)
+
+// translator adapts a Lowering to pm.Translator: the ONNX-TR rows of the
+// catalog are registered in pm's translation table with it, so listings and
+// reports show them, and the emitter runs them through the same Builder.
+type translator struct{ f Lowering }
+
+// Translate lowers n into emitter, which must be the target's *Builder.
+func (t *translator) Translate(n *ir.Node, emitter any) error {
+	b, ok := emitter.(*Builder)
+	if !ok {
+		return fmt.Errorf("onnx translation: emitter is %T, want *onnx.Builder", emitter)
+	}
+	return t.f(b, n)
+}
+
+// translation registers a catalog translation with pm and in the table.
+func translation(id, name, doc string, f Lowering, targets ...string) {
+	pm.RegisterTranslation(&pm.Translation{ID: id, Name: name, Doc: doc, Targets: targets, Impl: &translator{f}})
+	lower(17, f, targets...)
+}
+
+func init() {
+	translation("ONNX-TR05", "translate-mul-scalar",
+		"mul.Scalar with an explicit cast\n\nThe tensor is cast to the result dtype (an int tensor times a float scalar computes in float), and the scalar is materialized in that dtype.",
+		func(b *Builder, n *ir.Node) error { return binaryOp("Mul")(b, n) }, "aten.mul.Scalar")
+	translation("ONNX-TR06", "translate-rsub-scalar",
+		"rsub.Scalar lowered directly\n\nother - alpha*self, computed in the result dtype, kept out of decomposition.",
+		func(b *Builder, n *ir.Node) error {
+			r := reader(b, n)
+			dt := r.out(0).DType
+			x, y := r.In("self", dt), r.In("other", dt)
+			if al := r.Float("alpha"); al != 1 {
+				a, err := b.Scalar(dt, al)
+				if err != nil {
+					return err
+				}
+				x = b.Tmp("Mul", []string{x, a})
+			}
+			if r.err != nil {
+				return r.err
+			}
+			b.Emit(n.Results[0], "Sub", []string{y, x})
+			return nil
+		}, "aten.rsub.Scalar")
+	translation("ONNX-TR07", "translate-repeat-interleave",
+		"repeat_interleave.self_int as Unsqueeze + Tile/Expand + Reshape\n\ndim=None flattens first; each element is repeated `repeats` times along dim.",
+		func(b *Builder, n *ir.Node) error {
+			r := reader(b, n)
+			x := r.T("self")
+			rank := r.Rank("self")
+			rep := r.Int("repeats")
+			if r.err != nil {
+				return r.err
+			}
+			dim := int64(0)
+			if r.Has("dim") {
+				dim = normDim(r.Int("dim"), rank)
+			} else {
+				x = b.Tmp("Reshape", []string{x, b.I64s(-1)})
+				rank = 1
+			}
+			u := b.Tmp("Unsqueeze", []string{x, b.I64s(dim + 1)})
+			reps := make([]int64, rank+1)
+			for i := range reps {
+				reps[i] = 1
+			}
+			reps[dim+1] = rep
+			t := b.Tmp("Tile", []string{u, b.I64s(reps...)})
+			shape, err := b.ShapeTensor(r.out(0).Shape)
+			if err != nil {
+				return err
+			}
+			b.Emit(n.Results[0], "Reshape", []string{t, shape})
+			return r.err
+		}, "aten.repeat_interleave.self_int")
+	translation("ONNX-TR08", "translate-floordiv",
+		"SymInt floordiv with signed floor correction\n\nONNX Div truncates toward zero; the quotient is corrected by one where the operands' signs differ and the remainder is not zero.",
+		func(b *Builder, n *ir.Node) error {
+			if len(n.Args) != 2 {
+				return fmt.Errorf("floordiv: want 2 operands")
+			}
+			r := reader(b, n)
+			x, y := r.inArg(n.Args[0], "a", ir.Int64), r.inArg(n.Args[1], "b", ir.Int64)
+			if r.err != nil {
+				return r.err
+			}
+			if _, ok := n.Results[0].Type.(*ir.SymIntType); !ok {
+				return fmt.Errorf("floordiv on non-integer operands is not lowered")
+			}
+			b.Bind(n.Results[0], b.FloorDivInt(x, y))
+			return nil
+		}, "operator.floordiv")
+	translation("ONNX-TR01", "translate-bincount",
+		"bincount as OneHot + ReduceSum\n\ndepth = max(max(x)+1, minlength); OneHot rows are summed over axis 0. Unlike the Python translation, weights are honoured (each row is scaled by its weight).",
+		func(b *Builder, n *ir.Node) error {
+			r := reader(b, n)
+			dt := r.out(0).DType
+			x := r.In("self", ir.Int64)
+			minl := r.Int("minlength")
+			if r.err != nil {
+				return r.err
+			}
+			mx := b.Tmp("ReduceMax", []string{x, b.I64s(0)}, AttrInt("keepdims", 0))
+			if b.opset < 18 {
+				mx = b.Tmp("ReduceMax", []string{x}, AttrInts("axes", 0), AttrInt("keepdims", 0))
+			}
+			depth := b.Tmp("Max", []string{b.Tmp("Add", []string{mx, b.I64(1)}), b.I64(minl)})
+			vals, err := b.Const(dt, []int64{2}, append(mustScalar(dt, 0), mustScalar(dt, 1)...))
+			if err != nil {
+				return err
+			}
+			oh := b.Tmp("OneHot", []string{x, depth, vals}, AttrInt("axis", -1))
+			if r.Has("weights") {
+				w := r.In("weights", dt)
+				oh = b.Tmp("Mul", []string{oh, b.Tmp("Unsqueeze", []string{w, b.I64s(-1)})})
+			}
+			b.Emit(n.Results[0], "ReduceSum", []string{oh, b.I64s(0)}, AttrInt("keepdims", 0))
+			return r.err
+		}, "aten.bincount.default")
+	translation("ONNX-TR02", "translate-index-put",
+		"index_put as Where (bool mask) or ScatterND (one index tensor)\n\nA boolean mask whose values broadcast statically becomes Where(mask, Expand(values), self); one integer index tensor on dim 0 becomes ScatterND (reduction add when accumulate). Other forms fail with the reason.",
+		lowerIndexPut, "aten.index_put.default")
+}
+
+func mustScalar(dt ir.DType, v float64) []byte {
+	b, _ := encodeScalar(dt, v)
+	return b
+}
+
+func lowerIndexPut(b *Builder, n *ir.Node) error {
+	r := reader(b, n)
+	dt := r.out(0).DType
+	x := r.In("self", dt)
+	vals := r.In("values", dt)
+	acc := r.Bool("accumulate")
+	l := r.Arg("indices")
+	if r.err != nil {
+		return r.err
+	}
+	var idx []*ir.Value
+	for i, el := range l.List {
+		if el.IsNone() {
+			return fmt.Errorf("index_put with a None index at position %d is not lowered", i)
+		}
+		idx = append(idx, el.Value)
+	}
+	if len(idx) != 1 {
+		return fmt.Errorf("index_put with %d index tensors is not lowered", len(idx))
+	}
+	it := idx[0].Tensor()
+	iv, err := b.Value(idx[0])
+	if err != nil {
+		return err
+	}
+	self := r.Shape("self")
+	if it.DType == ir.Bool {
+		if acc {
+			return fmt.Errorf("index_put with a boolean mask and accumulate=True is not lowered")
+		}
+		// Broadcast the mask to self's rank (trailing dims), values to self.
+		m := iv
+		if extra := len(self) - it.Rank(); extra > 0 {
+			axes := make([]int64, extra)
+			for i := range axes {
+				axes[i] = int64(it.Rank() + i)
+			}
+			m = b.Tmp("Unsqueeze", []string{m, b.I64s(axes...)})
+		}
+		shape := b.Tmp("Shape", []string{x})
+		v := b.Tmp("Expand", []string{vals, shape})
+		b.Emit(n.Results[0], "Where", []string{m, v, x})
+		return nil
+	}
+	// Integer index on dim 0: ScatterND with normalized (non-negative) indices.
+	i64, err := b.CastTo(iv, it.DType, ir.Int64)
+	if err != nil {
+		return err
+	}
+	shape := b.Tmp("Shape", []string{x})
+	d0 := b.Tmp("Gather", []string{shape, b.I64(0)}, AttrInt("axis", 0))
+	neg := b.Tmp("Less", []string{i64, b.I64(0)})
+	i64 = b.Tmp("Where", []string{neg, b.Tmp("Add", []string{i64, d0}), i64})
+	ui := b.Tmp("Unsqueeze", []string{i64, b.I64s(-1)})
+	tail := b.Tmp("Slice", []string{shape, b.I64s(1), b.I64s(1 << 62)})
+	ushape := b.Tmp("Concat", []string{b.Tmp("Shape", []string{i64}), tail}, AttrInt("axis", 0))
+	upd := b.Tmp("Expand", []string{vals, ushape})
+	red := "none"
+	if acc {
+		red = "add"
+	}
+	b.Emit(n.Results[0], "ScatterND", []string{x, ui, upd}, AttrString("reduction", red))
+	return nil
+}
+
+func init() {
+	Unsupported("ONNX-TR03: needs a static expert count G and an unrolled per-expert MatMul; not implemented yet", "aten._grouped_mm.default")
+	Unsupported("ONNX-TR11: only the first-order SSM combine is translatable (Loop); not implemented yet", "higher_order.associative_scan")
+}

@@ -1,0 +1,170 @@
+package onnx
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
+)
+
+// pageSize aligns external-data offsets so runtimes can mmap them.
+const pageSize = 4096
+
+// Marshal serializes the model with every initializer inline
+// (deterministic: the same model gives the same bytes).
+func (m *Model) Marshal() ([]byte, error) {
+	for _, pw := range m.weights {
+		shape := pw.tensor.GetDims()
+		data, err := weightBytes(pw.w, shape)
+		if err != nil {
+			return nil, err
+		}
+		pw.tensor.RawData = data
+	}
+	defer func() {
+		for _, pw := range m.weights {
+			pw.tensor.RawData = nil
+		}
+	}()
+	return marshal(m.Proto)
+}
+
+func marshal(mp *pb.ModelProto) ([]byte, error) {
+	out, err := proto.MarshalOptions{Deterministic: true}.Marshal(mp)
+	if err != nil {
+		return nil, fmt.Errorf("serializing ModelProto: %w", err)
+	}
+	if len(out) >= 2<<30-1 {
+		return nil, fmt.Errorf("serialized model is %d bytes, over protobuf's 2 GiB limit: lower the external-data threshold", len(out))
+	}
+	return out, nil
+}
+
+// Write writes the model to path. Pending (large) initializers are streamed
+// from their weight source into path+".data", each at a 4 KiB-aligned
+// offset, and referenced as external data. Both files are written to
+// temporaries and renamed into place, so a failure leaves no partial output.
+func (m *Model) Write(path string) error {
+	dir := filepath.Dir(path)
+	sidecar := filepath.Base(path) + ".data"
+	if len(m.weights) > 0 {
+		tmp, err := os.CreateTemp(dir, "."+sidecar+".tmp*")
+		if err != nil {
+			return err
+		}
+		tmpName := tmp.Name()
+		fail := func(err error) error {
+			tmp.Close()
+			os.Remove(tmpName)
+			for _, pw := range m.weights {
+				pw.tensor.ExternalData, pw.tensor.DataLocation = nil, nil
+			}
+			return fmt.Errorf("writing %s: %w", filepath.Join(dir, sidecar), err)
+		}
+		var off int64
+		for _, pw := range m.weights {
+			if pad := (pageSize - off%pageSize) % pageSize; pad > 0 {
+				if _, err := tmp.Write(make([]byte, pad)); err != nil {
+					return fail(err)
+				}
+				off += pad
+			}
+			n, err := streamWeight(tmp, pw)
+			if err != nil {
+				return fail(err)
+			}
+			loc := pb.TensorProto_EXTERNAL
+			pw.tensor.DataLocation = &loc
+			pw.tensor.ExternalData = []*pb.StringStringEntryProto{
+				{Key: strPtr("location"), Value: strPtr(sidecar)},
+				{Key: strPtr("offset"), Value: strPtr(strconv.FormatInt(off, 10))},
+				{Key: strPtr("length"), Value: strPtr(strconv.FormatInt(n, 10))},
+			}
+			off += n
+		}
+		if err := tmp.Close(); err != nil {
+			os.Remove(tmpName)
+			return err
+		}
+		data, err := marshal(m.Proto)
+		for _, pw := range m.weights {
+			pw.tensor.ExternalData, pw.tensor.DataLocation = nil, nil
+		}
+		if err != nil {
+			os.Remove(tmpName)
+			return err
+		}
+		if err := writeAtomic(path, data); err != nil {
+			os.Remove(tmpName)
+			return err
+		}
+		if err := os.Chmod(tmpName, 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmpName, filepath.Join(dir, sidecar))
+	}
+	data, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, data)
+}
+
+// streamWeight copies a weight's bytes into w; a contiguous weight is
+// streamed from its source without buffering the whole tensor.
+func streamWeight(w io.Writer, pw *pendingWeight) (int64, error) {
+	shape := pw.tensor.GetDims()
+	if isContiguous(shape, pw.w.Strides) {
+		rc, err := pw.w.Source.Open()
+		if err != nil {
+			return 0, fmt.Errorf("weight %q: %w", pw.w.Name, err)
+		}
+		defer rc.Close()
+		es := int64(pw.w.Type.DType.Size())
+		if _, err := io.CopyN(io.Discard, rc, pw.w.StorageOffset*es); err != nil {
+			return 0, fmt.Errorf("weight %q: %w", pw.w.Name, err)
+		}
+		n, err := io.CopyN(w, rc, pw.size)
+		if err != nil {
+			return n, fmt.Errorf("weight %q: %w", pw.w.Name, err)
+		}
+		return n, nil
+	}
+	data, err := weightBytes(pw.w, shape)
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(data)
+	return int64(n), err
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
