@@ -1,7 +1,8 @@
 // Package tests holds fxport's golden-file regression tests.
 //
-// Each tests/testdata/<area>/<name>.fxir is an input program in IR text
-// whose leading comment lines configure the run:
+// Each tests/testdata/<area>/<name>.fxir is an input program in IR text (or
+// <name>.fx, an FX text dump torch prints, read by frontends/fxtext) whose
+// leading comment lines configure the run:
 //
 //	# target: onnx                   target (dynamo, onnx, executorch); default dynamo
 //	# backend: executorch.xnnpack    backend; default the target's

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	etemit "github.com/fxport/fxport/targets/executorch/emit"
+	"github.com/fxport/fxport/targets/executorch/pte"
 	"io"
 	"os"
 	"path/filepath"
@@ -206,7 +208,8 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 
 // hasEmitter reports whether a target writes its native format.
 func hasEmitter(t exportTarget) bool {
-	return t.target == pm.TargetONNX || t.target == pm.TargetDynamo
+	return t.target == pm.TargetONNX || t.target == pm.TargetDynamo ||
+		(t.target == pm.TargetExecuTorch && t.backend == "executorch.portable")
 }
 
 // exportOne runs the target's pipeline on p and writes dest: the IR text
@@ -260,6 +263,18 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 	}
 	if native != "" && t.target == pm.TargetDynamo {
 		if err := pt2target.Write(p, native); err != nil {
+			return err
+		}
+	} else if native != "" && t.target == pm.TargetExecuTorch {
+		f, err := etemit.Program(p, etemit.Options{})
+		if err != nil {
+			return err
+		}
+		b, err := pte.Encode(f)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(native, b); err != nil {
 			return err
 		}
 	} else if native != "" {

@@ -7,6 +7,9 @@
 //	fxport passes [--target T] [--markdown]  list stages and registered passes
 //	fxport pipeline --target T [--backend B] print the default pipeline
 //	fxport export FILE --target T -o OUT     run a target's pipeline and write the result
+//	fxport verify FILE --target onnx         export and compare with torch in ONNX Runtime
+//	fxport bisect FILE --target T            find the first pass that changes the program's meaning
+//	fxport inspect FILE.pte                  print a .pte/.ptd/.bpte file
 //	fxport replay REPRODUCER                 re-run a failing pass from its reproducer
 //
 // Run "fxport help COMMAND" for a command's flags.

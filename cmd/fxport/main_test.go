@@ -12,6 +12,7 @@ import (
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
 // crashPass fails on purpose when the program carries meta "test.crash";
@@ -132,7 +133,7 @@ func TestExportErrors(t *testing.T) {
 	_, errOut, code := fxport(t, "export", example, "--target", "tflite", "-o", filepath.Join(dir, "x.fxir"))
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `unknown target "tflite"`)
-	_, errOut, code = fxport(t, "export", example, "--target", "executorch-portable", "-o", filepath.Join(dir, "x.pte"))
+	_, errOut, code = fxport(t, "export", example, "--target", "executorch-xnnpack", "-o", filepath.Join(dir, "x.pte"))
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "not implemented yet")
 	_, errOut, code = fxport(t, "export", example, "--target", "onnx", "-o", filepath.Join(dir, "x.fxir"), "--disable", "onnx-node-fixes")
@@ -141,6 +142,17 @@ func TestExportErrors(t *testing.T) {
 	_, errOut, code = fxport(t, "export", example, "--target", "onnx", "-o", filepath.Join(dir, "x.fxir"), "--pipeline", "onnx: onnx.fx-node-fixes(no-such-pass)")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "no-such-pass")
+}
+
+// executorch-portable writes a .pte that the reader decodes.
+func TestExportExecuTorchPortable(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.pte")
+	_, errOut, code := fxport(t, "export", example, "--target", "executorch-portable", "-o", out)
+	require.Equal(t, 0, code, errOut)
+	f, err := pte.Read(out)
+	require.NoError(t, err)
+	require.Equal(t, "forward", f.Program.ExecutionPlan[0].Name)
+	require.NotEmpty(t, f.Program.ExecutionPlan[0].Chains[0].Instructions)
 }
 
 func TestExportExcludePatch(t *testing.T) {

@@ -1,0 +1,10 @@
+// Package emit turns an IR program that the ExecuTorch pipeline lowered
+// (out variants writing into memory.alloc tensors, a memory plan recorded
+// by targets/executorch/plan) into a .pte program (pte.File) for the
+// portable kernel library, following exir's emitter conventions
+// (shared/reference/pte-format.md §4): values in placeholder and node order,
+// one fresh scalar value per literal argument, boxed IntLists, out arguments
+// followed by the return values, constants deduplicated by content in the
+// constant segment, constant_segment {0, [0, …]} always present, and the
+// export metadata as a constant method (ET-L04).
+package emit

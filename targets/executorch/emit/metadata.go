@@ -1,0 +1,54 @@
+package emit
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/fxport/fxport/ir"
+)
+
+// MetadataMethod is the constant method holding the export metadata JSON
+// (ET-L04; the ONNX target stores the same document in metadata_props under
+// the same key).
+const MetadataMethod = "fxport.export_metadata"
+
+// exportMetadata is the JSON document of MetadataMethod: producer, user
+// input and output names and the program metadata (the memory plan's own
+// keys left out). Keys are sorted; the bytes are deterministic.
+func exportMetadata(p *ir.Program) (string, error) {
+	md := struct {
+		Producer        string            `json:"producer"`
+		InputNames      []string          `json:"input_names"`
+		OutputNames     []string          `json:"output_names"`
+		UserOutputCount int               `json:"user_output_count"`
+		Program         map[string]string `json:"program_meta,omitempty"`
+	}{Producer: "fxport", InputNames: []string{}, OutputNames: []string{}}
+	for i, v := range p.Main.Inputs {
+		if i < len(p.Signature.Inputs) && p.Signature.Inputs[i].Kind == ir.UserInput {
+			md.InputNames = append(md.InputNames, v.Name)
+		}
+	}
+	for i, a := range p.Main.Outputs() {
+		if i < len(p.Signature.Outputs) && p.Signature.Outputs[i].Kind != ir.UserOutput {
+			continue
+		}
+		name := a.String()
+		if a.Kind == ir.ArgValue {
+			name = a.Value.Name
+		}
+		md.OutputNames = append(md.OutputNames, name)
+	}
+	md.UserOutputCount = len(md.OutputNames)
+	for _, kv := range p.Meta.Entries() {
+		if strings.HasPrefix(kv.Key, "executorch.mem.") {
+			continue
+		}
+		if md.Program == nil {
+			md.Program = map[string]string{}
+		}
+		md.Program[kv.Key] = kv.Value
+	}
+	// encoding/json sorts the map keys.
+	b, err := json.Marshal(md)
+	return string(b), err
+}

@@ -1,0 +1,320 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fxport/fxport/ir"
+	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
+	"github.com/fxport/fxport/targets/executorch/plan"
+	"github.com/fxport/fxport/targets/executorch/pte"
+)
+
+// Options control emission.
+type Options struct {
+	// MethodName names the method of the main graph ("forward" when empty).
+	MethodName string
+	// NoMetadataMethod leaves out the export-metadata constant method.
+	NoMetadataMethod bool
+}
+
+// Program emits p, which the executorch pipeline lowered and planned, as a
+// .pte program. Encode the result with pte.Encode. Errors name the node or
+// input they concern.
+func Program(p *ir.Program, opts Options) (*pte.File, error) {
+	if p == nil || p.Main == nil {
+		return nil, fmt.Errorf("emit: no program")
+	}
+	name := opts.MethodName
+	if name == "" {
+		name = "forward"
+	}
+	rec, err := plan.Read(p)
+	if err != nil {
+		return nil, fmt.Errorf("emit: %w", err)
+	}
+	consts := newConstants()
+	m := &method{p: p, rec: rec, consts: consts, index: map[*ir.Value]int32{}, ops: map[string]int32{}}
+	if err := m.emit(); err != nil {
+		return nil, fmt.Errorf("emit %s: %w", name, err)
+	}
+	m.plan.Name = name
+	plans := []*etfb.ExecutionPlanT{&m.plan}
+	if !opts.NoMetadataMethod {
+		md, err := exportMetadata(p)
+		if err != nil {
+			return nil, fmt.Errorf("emit: export metadata: %w", err)
+		}
+		plans = append(plans, constantMethod(MetadataMethod, evString(md)))
+	}
+	prog := &etfb.ProgramT{
+		ExecutionPlan:       plans,
+		ConstantBuffer:      []*etfb.BufferT{},
+		BackendDelegateData: []*etfb.BackendDelegateInlineDataT{},
+		Segments:            []*etfb.DataSegmentT{{Offset: 0, Size: uint64(len(consts.data))}},
+		ConstantSegment:     &etfb.SubsegmentOffsetsT{SegmentIndex: 0, Offsets: consts.offsets},
+		MutableDataSegments: []*etfb.SubsegmentOffsetsT{},
+		NamedData:           []*etfb.NamedDataT{},
+	}
+	data := consts.data
+	if data == nil {
+		data = []byte{}
+	}
+	return &pte.File{
+		Name:     "emitted program",
+		Program:  prog,
+		Segments: []pte.Segment{{Offset: 0, Size: uint64(len(data)), Data: data}},
+	}, nil
+}
+
+// constantMethod is a method with one value that it returns: no inputs, one
+// empty chain, non_const_buffer_sizes [0] (exir's constant methods).
+func constantMethod(name string, v *etfb.EValueT) *etfb.ExecutionPlanT {
+	return &etfb.ExecutionPlanT{
+		Name:                name,
+		ContainerMetaType:   &etfb.ContainerMetadataT{},
+		Values:              []*etfb.EValueT{v},
+		Inputs:              []int32{},
+		Outputs:             []int32{0},
+		Chains:              []*etfb.ChainT{{Inputs: []int32{}, Outputs: []int32{}, Instructions: []*etfb.InstructionT{}, Stacktrace: nil}},
+		Operators:           []*etfb.OperatorT{},
+		Delegates:           []*etfb.BackendDelegateT{},
+		NonConstBufferSizes: []int64{0},
+	}
+}
+
+// method emits the main graph.
+type method struct {
+	p      *ir.Program
+	rec    *plan.Recorded
+	consts *constants
+	plan   etfb.ExecutionPlanT
+	chain  etfb.ChainT
+	index  map[*ir.Value]int32 // IR value → EValue index
+	ops    map[string]int32    // "name.overload" → operator index
+}
+
+func (m *method) add(v *etfb.EValueT) int32 {
+	m.plan.Values = append(m.plan.Values, v)
+	return int32(len(m.plan.Values) - 1)
+}
+
+func (m *method) emit() error {
+	m.plan.ContainerMetaType = &etfb.ContainerMetadataT{EncodedInpStr: m.p.Signature.InSpec, EncodedOutStr: m.p.Signature.OutSpec}
+	m.plan.Values = []*etfb.EValueT{}
+	m.plan.Inputs = []int32{}
+	m.plan.Outputs = []int32{}
+	m.plan.Operators = []*etfb.OperatorT{}
+	m.plan.Delegates = []*etfb.BackendDelegateT{}
+	m.chain = etfb.ChainT{Inputs: []int32{}, Outputs: []int32{}, Instructions: []*etfb.InstructionT{}}
+	if err := m.emitInputs(); err != nil {
+		return err
+	}
+	for _, n := range m.p.Main.Nodes() {
+		if err := m.emitNode(n); err != nil {
+			return err
+		}
+	}
+	if err := m.emitOutputs(); err != nil {
+		return err
+	}
+	m.plan.Chains = []*etfb.ChainT{&m.chain}
+	m.plan.NonConstBufferSizes = append([]int64(nil), m.rec.ArenaSize...)
+	if len(m.plan.NonConstBufferSizes) == 0 || m.plan.NonConstBufferSizes[0] != 0 {
+		return fmt.Errorf("memory plan: non_const_buffer_sizes %v must start with the 0 placeholder", m.rec.ArenaSize)
+	}
+	return nil
+}
+
+// emitInputs emits the placeholders in signature order: parameters,
+// buffers and lifted constants become constant tensors, user inputs
+// planned (or run-time bound) values listed in plan.inputs.
+func (m *method) emitInputs() error {
+	sig := m.p.Signature.Inputs
+	if len(sig) != len(m.p.Main.Inputs) {
+		return fmt.Errorf("signature has %d inputs for %d graph inputs", len(sig), len(m.p.Main.Inputs))
+	}
+	mutated := map[string]bool{}
+	for _, o := range m.p.Signature.Outputs {
+		if o.Kind == ir.BufferMutation || o.Kind == ir.ParameterMutation || o.Kind == ir.UserInputMutation {
+			mutated[o.Target] = true
+		}
+	}
+	for i, v := range m.p.Main.Inputs {
+		spec := sig[i]
+		where := fmt.Sprintf("input %s (%s)", v, spec.Kind)
+		switch spec.Kind {
+		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
+			if mutated[spec.Target] {
+				return fmt.Errorf("%s: mutated state is not supported by the emitter yet", where)
+			}
+			w := m.p.Weight(spec.Target)
+			if w == nil {
+				return fmt.Errorf("%s: no weight %q", where, spec.Target)
+			}
+			b, err := weightBytes(w)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			tv, err := tensorValue(w.Type, m.p.Env)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			tv.DataBufferIdx = m.consts.add(b)
+			m.index[v] = m.add(evTensor(tv))
+		case ir.UserInput:
+			if mutated[spec.Target] || mutated[v.Name] {
+				return fmt.Errorf("%s: mutated inputs are not supported by the emitter yet", where)
+			}
+			idx, err := m.emitResult(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			m.plan.Inputs = append(m.plan.Inputs, idx)
+		default:
+			return fmt.Errorf("%s: input kind not supported by the emitter", where)
+		}
+	}
+	return nil
+}
+
+// emitResult emits a fresh value for v (a graph input or a node result):
+// a tensor with its planned allocation, or an Int/Double/Bool placeholder
+// for a scalar the runtime fills in.
+func (m *method) emitResult(v *ir.Value) (int32, error) {
+	var ev *etfb.EValueT
+	switch t := v.Type.(type) {
+	case *ir.TensorType:
+		tv, err := tensorValue(t, m.p.Env)
+		if err != nil {
+			return 0, err
+		}
+		if a, ok := m.rec.Allocs[v]; ok {
+			tv.AllocationInfo = &etfb.AllocationDetailsT{MemoryId: uint32(a.MemID), MemoryOffsetLow: uint32(a.Offset), MemoryOffsetHigh: uint32(uint64(a.Offset) >> 32)}
+		}
+		ev = evTensor(tv)
+	case *ir.SymIntType:
+		ev = evInt(0)
+	case *ir.SymFloatType:
+		ev = evDouble(0)
+	case *ir.SymBoolType:
+		ev = evBool(false)
+	case *ir.ScalarType:
+		switch t.Kind {
+		case ir.IntKind:
+			ev = evInt(0)
+		case ir.FloatKind:
+			ev = evDouble(0)
+		case ir.BoolKind:
+			ev = evBool(false)
+		default:
+			return 0, fmt.Errorf("value %s of type %s cannot be emitted", v, v.Type)
+		}
+	default:
+		return 0, fmt.Errorf("value %s of type %s cannot be emitted", v, v.Type)
+	}
+	idx := m.add(ev)
+	m.index[v] = idx
+	return idx, nil
+}
+
+// emitOutputs lists the graph's outputs; literal outputs get fresh values.
+func (m *method) emitOutputs() error {
+	for i, a := range m.p.Main.Outputs() {
+		if a.Kind == ir.ArgValue {
+			idx, ok := m.index[a.Value]
+			if !ok {
+				return fmt.Errorf("output %d: %s was never emitted", i, a.Value)
+			}
+			m.plan.Outputs = append(m.plan.Outputs, idx)
+			continue
+		}
+		idx, err := m.literal(a)
+		if err != nil {
+			return fmt.Errorf("output %d: %w", i, err)
+		}
+		m.plan.Outputs = append(m.plan.Outputs, idx)
+	}
+	return nil
+}
+
+// operatorIndex returns the operators[] index of op, adding it when new.
+func (m *method) operatorIndex(info *ir.OpInfo) (int32, error) {
+	if info.Namespace == "" || info.Base == "" {
+		return 0, fmt.Errorf("op %s has no ExecuTorch operator name (namespace::name)", info.Name)
+	}
+	overload := info.Overload
+	if overload == "default" {
+		overload = ""
+	}
+	name := info.Namespace + "::" + info.Base
+	key := name + "." + overload
+	if i, ok := m.ops[key]; ok {
+		return i, nil
+	}
+	m.plan.Operators = append(m.plan.Operators, &etfb.OperatorT{Name: name, Overload: overload})
+	i := int32(len(m.plan.Operators) - 1)
+	m.ops[key] = i
+	return i, nil
+}
+
+// OpMemoryAlloc is the allocation op of lowered programs; it emits a
+// tensor value and no instruction.
+var opMemoryAlloc = ir.MustLookupOp("memory.alloc.default")
+
+func (m *method) emitNode(n *ir.Node) error {
+	info := n.Op.Info()
+	if n.Op == opMemoryAlloc {
+		if len(n.Results) != 1 {
+			return n.Errorf("memory.alloc with %d results", len(n.Results))
+		}
+		if _, err := m.emitResult(n.Results[0]); err != nil {
+			return n.Errorf("%v", err)
+		}
+		return nil
+	}
+	switch {
+	case n.Op.Has(ir.PropHigherOrder) || len(n.Regions()) > 0:
+		return n.Errorf("control flow (%s) is not supported by the emitter yet", info.Name)
+	case info.Schema.VarArgs || strings.Contains(info.Namespace, "."):
+		return n.Errorf("op %s has no ExecuTorch kernel (Python builtins must be lowered to executorch_prim ops)", info.Name)
+	}
+	opIdx, err := m.operatorIndex(info)
+	if err != nil {
+		return n.Errorf("%v", err)
+	}
+	schema := info.Schema.Args
+	if len(n.Args) != len(schema) {
+		return n.Errorf("%d arguments for %d schema arguments", len(n.Args), len(schema))
+	}
+	args := make([]int32, 0, len(schema)+len(n.Results))
+	var mutable []int32 // values of the arguments the op writes (a!)
+	for i, as := range schema {
+		idx, err := m.arg(as.Type, n.Args[i])
+		if err != nil {
+			return n.Errorf("argument %q: %v", as.Name, err)
+		}
+		args = append(args, idx)
+		if as.Mutates() && n.Args[i].Kind == ir.ArgValue {
+			mutable = append(mutable, idx)
+		}
+	}
+	// Return values: an out variant's (or in-place op's) results are the
+	// tensors it writes; other results are fresh values.
+	aliased := len(mutable) == len(n.Results) && (n.Op.Has(ir.PropOutVariant) || n.Op.Has(ir.PropInplace))
+	for i, r := range n.Results {
+		var idx int32
+		if aliased {
+			idx = mutable[i]
+			m.index[r] = idx
+		} else if idx, err = m.emitResult(r); err != nil {
+			return n.Errorf("result %d: %v", i, err)
+		}
+		args = append(args, idx)
+	}
+	m.chain.Instructions = append(m.chain.Instructions, &etfb.InstructionT{InstrArgs: &etfb.InstructionArgumentsT{
+		Type:  etfb.InstructionArgumentsKernelCall,
+		Value: &etfb.KernelCallT{OpIndex: opIdx, Args: args},
+	}})
+	return nil
+}

@@ -1,3 +1,0 @@
-package tests
-
-func isFXText(string) bool { return false }
