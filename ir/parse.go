@@ -520,24 +520,9 @@ func (ps *parser) weightLine() error {
 		w.StorageOffset = a.Int
 	}
 	if ps.accept("=") {
-		kind, err := ps.ident()
+		src, err := ps.weightSource()
 		if err != nil {
-			return err
-		}
-		parse, ok := lookupSourceParser(kind)
-		if !ok {
-			return ps.errorf("unknown weight source %q", kind)
-		}
-		if err := ps.expect("("); err != nil {
-			return err
-		}
-		pos, kw, err := ps.argList(nil)
-		if err != nil {
-			return err
-		}
-		src, err := parse(pos, kw)
-		if err != nil {
-			return ps.errorf("weight %q: %v", name, err)
+			return fmt.Errorf("weight %q: %w", name, err)
 		}
 		w.Source = src
 	}
@@ -546,6 +531,31 @@ func (ps *parser) weightLine() error {
 	}
 	ps.prog.AddWeight(w)
 	return nil
+}
+
+// weightSource parses a source spelling such as file("w.bin", offset=0,
+// size=64) through the registered source parsers.
+func (ps *parser) weightSource() (WeightSource, error) {
+	kind, err := ps.ident()
+	if err != nil {
+		return nil, err
+	}
+	parse, ok := lookupSourceParser(kind)
+	if !ok {
+		return nil, ps.errorf("unknown weight source %q", kind)
+	}
+	if err := ps.expect("("); err != nil {
+		return nil, err
+	}
+	pos, kw, err := ps.argList(nil)
+	if err != nil {
+		return nil, err
+	}
+	src, err := parse(pos, kw)
+	if err != nil {
+		return nil, ps.errorf("%v", err)
+	}
+	return src, nil
 }
 
 func (ps *parser) stringList() ([]string, error) {

@@ -6,28 +6,13 @@ package ir
 // changes a weight's layout lazily) use it to read their inner spelling.
 func ParseWeightSource(text string) (WeightSource, error) {
 	ps := &parser{src: text, file: "weight source", line: 1, col: 1}
-	kind, err := ps.ident()
-	if err != nil {
-		return nil, err
-	}
-	parse, ok := lookupSourceParser(kind)
-	if !ok {
-		return nil, ps.errorf("unknown weight source %q", kind)
-	}
-	if err := ps.expect("("); err != nil {
-		return nil, err
-	}
-	pos, kw, err := ps.argList(nil)
+	src, err := ps.weightSource()
 	if err != nil {
 		return nil, err
 	}
 	ps.skipSpace()
 	if !ps.eof() {
 		return nil, ps.errorf("unexpected %q after weight source", ps.rest(10))
-	}
-	src, err := parse(pos, kw)
-	if err != nil {
-		return nil, ps.errorf("%v", err)
 	}
 	return src, nil
 }
