@@ -105,8 +105,16 @@ func snapshot(p *ir.Program) []*ir.Node {
 func patchDriver(stage string) func(p *ir.Program, c *Ctx) (Result, error) {
 	return func(p *ir.Program, c *Ctx) (Result, error) {
 		changed := false
+		// Each patch sees the nodes that exist when it starts. The snapshot is
+		// taken again only after a patch changed the program, so a stage of
+		// many patches that mostly do not fire costs one walk, not one per patch.
+		var nodes []*ir.Node
 		for _, pt := range c.export.patchesFor(stage) {
-			for _, n := range snapshot(p) {
+			if nodes == nil {
+				nodes = snapshot(p)
+			}
+			applied := false
+			for _, n := range nodes {
 				if n.IsErased() || !pt.match.matches(n) {
 					continue
 				}
@@ -116,8 +124,11 @@ func patchDriver(stage string) func(p *ir.Program, c *Ctx) (Result, error) {
 				}
 				if ok {
 					c.Stat(pt.Name, 1)
-					changed = true
+					changed, applied = true, true
 				}
+			}
+			if applied {
+				nodes = nil
 			}
 		}
 		return Result{Changed: changed}, nil
