@@ -66,7 +66,7 @@ func lookup(op ir.Op) (k kernel, schema, sem ir.Op) {
 	case info.Props&ir.PropInplace != 0:
 		return inplaceAdapter(fk), op, f
 	case info.Props&ir.PropOutVariant != 0:
-		return outAdapter(fk), op, f
+		return outAdapter(fk, f), op, f
 	}
 	return nil, op, op
 }
@@ -155,8 +155,13 @@ func writeInto(dst, r *Tensor) error {
 
 // outAdapter runs a functional kernel and writes its results into the
 // out= arguments (resizing them when their shape differs, as torch does).
-func outAdapter(fk kernel) kernel {
+// The out variant of a factory op (ones.out, full.out, arange.out: the
+// functional twin takes a dtype the out schema lacks) produces values in the
+// out tensor's dtype, so its result is converted whatever the kinds.
+func outAdapter(fk kernel, functional ir.Op) kernel {
+	takesDType := functional.ArgIndex("dtype") >= 0
 	return func(c *call) ([]Value, error) {
+		factory := takesDType && c.schema.ArgIndex("dtype") < 0
 		outs, err := fk(c)
 		if err != nil {
 			return nil, err
@@ -194,7 +199,7 @@ func outAdapter(fk kernel) kernel {
 			if !ok || d == nil {
 				return nil, fmt.Errorf("out= argument %d: not a tensor", i)
 			}
-			if !canCast(r.DType, d.DType) {
+			if !factory && !canCast(r.DType, d.DType) {
 				return nil, fmt.Errorf("result type %s can't be cast to the desired output type %s", r.DType, d.DType)
 			}
 			if !sameShape(d.Shape, r.Shape) {

@@ -25,6 +25,11 @@ decomposes the non-core ops its corpus programs contain:
   hardsigmoid(x)   → div(clamp(add(x, 3), 0, 6), 6)
   hardswish(x)     → mul(x, hardsigmoid(x)) (decomposed as above)
   rsub.Scalar(x, s, alpha) → add.Scalar(mul.Scalar(x, −alpha), s)
+  native_batch_norm(x, w, b, mean, var, training=False, m, eps)
+                   → _native_batch_norm_legit_no_training(x, w, b, mean,
+                     var, m, eps) (inference form with running statistics;
+                     its .out is the portable kernel)
+  arange.start(a, b, …) → arange.start_step(a, b, 1, …)
 
 Views (t, transpose, reshape, _unsafe_view) are spelled as core copies by
 to-edge-views. The ops of EtCoreExceptions stay as they are: they run on
@@ -113,6 +118,13 @@ func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 			v, err = etlRsub(b, n)
 		case etlOpLinear:
 			v, err = etlLinear(b, n)
+		case etlOpNativeBatchNorm, etlOpArangeStart:
+			v, err = etlCoreFactoryOrNorm(b, n)
+			if v == nil && err == nil {
+				c.Stat("non-core-kept", 1)
+				c.Debugf(n, "non-core op without a decomposition for these arguments")
+				return nil
+			}
 		default:
 			info := n.Op.Info()
 			if info.Namespace == "aten" && !n.Op.Has(ir.PropCore) && !n.Op.Has(ir.PropView) && !n.Op.Has(ir.PropOutVariant) && !n.Op.Has(ir.PropSymbolic) {

@@ -12,9 +12,13 @@ import (
 // and walking every node of every graph.
 
 // etlEachNode calls f on a snapshot of every node of every graph of p, main
-// graph first, skipping nodes erased during the walk.
+// graph first, skipping nodes erased during the walk. Delegate regions
+// (executorch_call_delegate) are skipped: their nodes belong to the backend.
 func etlEachNode(p *ir.Program, f func(n *ir.Node) error) error {
 	for _, g := range p.Graphs() {
+		if etlInDelegate(g) {
+			continue
+		}
 		for _, n := range g.Nodes() {
 			if n.IsErased() {
 				continue
@@ -98,4 +102,16 @@ func etlLowering(p *pm.Pass, prev *pm.Pass) *pm.Pass {
 	p.Stage = pm.StageLowering
 	p.Required = true
 	return pm.RegisterPass(p)
+}
+
+var etlOpCallDelegate = ir.MustLookupOp("higher_order.executorch_call_delegate")
+
+// etlInDelegate reports whether g is (inside) a delegate's region.
+func etlInDelegate(g *ir.Graph) bool {
+	for ; g != nil && g.Parent != nil; g = g.Parent.Graph {
+		if g.Parent.Op == etlOpCallDelegate {
+			return true
+		}
+	}
+	return false
 }

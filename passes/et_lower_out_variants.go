@@ -36,7 +36,7 @@ ops, symbolic scalar ops, higher-order ops and memory.alloc are left alone.
 Invariant (ET-P37): fxport never removes clones, so a clone feeding a graph
 output keeps its own out tensor and never aliases its input.`,
 	Run: runToOutVariants,
-}, ToExecuTorchPrim)
+}, XNNPACKPartition) // after functionalize-inplace and, for xnnpack, xnnpack-partition
 
 const etlOutVariantsName = "to-out-variants"
 
@@ -96,7 +96,8 @@ func etlToOut(n *ir.Node, out ir.Op, c *pm.Ctx) (bool, error) {
 		}
 	}
 	kw := etlNamedArgs(n)
-	for name, a := range kw {
+	for _, name := range etlSortedKeys(kw) {
+		a := kw[name]
 		if have[name] {
 			continue
 		}
@@ -105,8 +106,13 @@ func etlToOut(n *ir.Node, out ir.Op, c *pm.Ctx) (bool, error) {
 			c.Debugf(n, "out variant %s has no argument %s", out, name)
 			return false, nil
 		}
-		_ = a
+		if name == "device" && a.Kind == ir.ArgDevice && !etlIsCPUDevice(a.Str) {
+			return false, n.Errorf("%s: %s on device %q: the portable out variant %s runs on the CPU only (device copies around a CUDA partition are not implemented)", etlOutVariantsName, n.Op, a.Str, out)
+		}
 		delete(kw, name)
+	}
+	if etlListOut(os, outNames) {
+		return etlToListOut(n, out, outNames[0], kw, c)
 	}
 	if len(outNames) != len(n.Results) {
 		c.Stat("out-variant-arity", 1)

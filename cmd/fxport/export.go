@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
 	etemit "github.com/fxport/fxport/targets/executorch/emit"
 	"github.com/fxport/fxport/targets/executorch/pte"
 	"io"
@@ -131,6 +133,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	optOn := fs.Bool("optimize", false, "ONNX: run the graph optimizer even when the disable-optimization table names the model class")
 	optOff := fs.Bool("no-optimize", false, "ONNX: do not run the graph optimizer")
 	modelClass := fs.String("model-class", "", "ONNX: model class for the disable-optimization table (default: program meta "+onnx.MetaModelClass+")")
+	fs.StringVar(&aotiCommand, "aoti-command", "", "executorch-cuda: command compiling IN.pt2 into OUT.so (default $"+etcuda.EnvCommand+", then \""+etcuda.DefaultCommand+"\")")
 	var exclude, include listFlag
 	fs.Var(&exclude, "exclude-patch", "do not install these patches (names or catalog IDs)")
 	fs.Var(&include, "include-patch", "install these opt-in patches (names or catalog IDs)")
@@ -206,10 +209,13 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// aotiCommand is the --aoti-command flag of the export command.
+var aotiCommand string
+
 // hasEmitter reports whether a target writes its native format.
 func hasEmitter(t exportTarget) bool {
 	return t.target == pm.TargetONNX || t.target == pm.TargetDynamo ||
-		(t.target == pm.TargetExecuTorch && t.backend == "executorch.portable")
+		(t.target == pm.TargetExecuTorch && (t.backend == "executorch.portable" || t.backend == "executorch.xnnpack"))
 }
 
 // exportOne runs the target's pipeline on p and writes dest: the IR text
@@ -218,7 +224,9 @@ func hasEmitter(t exportTarget) bool {
 func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string, exclude, include listFlag, rf runFlags, report bool, emitOpts onnx.Options, stdout, stderr io.Writer) error {
 	switch ext := filepath.Ext(dest); {
 	case ext == ".fxir":
-	case ext == t.ext && hasEmitter(t):
+	case ext == t.ext && (hasEmitter(t) || t.backend == "executorch.cuda"):
+		// executorch-cuda writes its .pte (+ .ptd) only when asked for one:
+		// it needs an external AOTInductor compile step.
 		native, dest = dest, ""
 	case ext == t.ext:
 		return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t.cli)
@@ -263,6 +271,10 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 	}
 	if native != "" && t.target == pm.TargetDynamo {
 		if err := pt2target.Write(p, native); err != nil {
+			return err
+		}
+	} else if native != "" && t.backend == "executorch.cuda" {
+		if err := etcuda.Write(context.Background(), p, native, etcuda.Options{Command: aotiCommand}); err != nil {
 			return err
 		}
 	} else if native != "" && t.target == pm.TargetExecuTorch {

@@ -133,9 +133,9 @@ func TestExportErrors(t *testing.T) {
 	_, errOut, code := fxport(t, "export", example, "--target", "tflite", "-o", filepath.Join(dir, "x.fxir"))
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `unknown target "tflite"`)
-	_, errOut, code = fxport(t, "export", example, "--target", "executorch-xnnpack", "-o", filepath.Join(dir, "x.pte"))
+	_, errOut, code = fxport(t, "export", example, "--target", "executorch-xnnpack", "-o", filepath.Join(dir, "x.onnx"))
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "not implemented yet")
+	require.Contains(t, errOut, "want a .fxir or .pte file")
 	_, errOut, code = fxport(t, "export", example, "--target", "onnx", "-o", filepath.Join(dir, "x.fxir"), "--disable", "onnx-node-fixes")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "onnx-node-fixes")
@@ -153,6 +153,19 @@ func TestExportExecuTorchPortable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "forward", f.Program.ExecutionPlan[0].Name)
 	require.NotEmpty(t, f.Program.ExecutionPlan[0].Chains[0].Instructions)
+}
+
+// executorch-xnnpack writes a .pte with an XNNPACK delegate the reader
+// decodes (the MLP's linear+relu layers are delegated).
+func TestExportExecuTorchXNNPACK(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.pte")
+	_, errOut, code := fxport(t, "export", example, "--target", "executorch-xnnpack", "-o", out)
+	require.Equal(t, 0, code, errOut)
+	f, err := pte.Read(out)
+	require.NoError(t, err)
+	require.NotEmpty(t, f.Methods[0].Delegates)
+	require.Equal(t, pte.XNNPACKBackendID, f.Methods[0].Delegates[0].ID)
+	require.NotNil(t, f.Methods[0].Delegates[0].XNNPACK)
 }
 
 func TestExportExcludePatch(t *testing.T) {

@@ -311,9 +311,16 @@ func WriteFile(path string, t *interp.Tensor) error {
 	if err := Write(&b, t); err != nil {
 		return err
 	}
+	// Write beside the target and rename, so a failure never leaves a
+	// partly written .npy under the final name.
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/ir/sym"
@@ -24,17 +25,33 @@ type Builder struct {
 	names    map[*ir.Value]string
 	reserved map[*ir.Value]string // graph-output names reserved for a value
 	used     map[string]bool
+	next     map[string]int // base → next suffix fresh tries (no rescans from 1)
 	consts   map[string]string
 	syms     map[string]string // canonical sym.Expr text → 0-d INT64 value
 	symSrc   map[string][2]any // symbol → (graph-input ONNX name, dim)
+	shapes   map[string]string // ShapeTensor cache: dims text → 1-D INT64 value
 	cur      *ir.Node
+	// Node names are their own namespace: "node.<first result>.<op>", with a
+	// "__<k>" suffix for the k-th further node of that op for the same IR
+	// node (IR result names are unique, so no global set is needed).
+	nameNode *ir.Node
+	nameOps  map[string]int
+	keyBuf   []byte // scratch for constant keys
 }
 
 func newBuilder(p *ir.Program, opset int) *Builder {
+	// Presize for the program: about two ONNX values per IR node.
+	n := 0
+	if p != nil && p.Main != nil {
+		n = p.Main.Len()
+	}
 	return &Builder{
 		opset: opset, prog: p,
-		names: map[*ir.Value]string{}, reserved: map[*ir.Value]string{}, used: map[string]bool{},
+		nodes: make([]*pb.NodeProto, 0, 2*n),
+		names: make(map[*ir.Value]string, n), reserved: map[*ir.Value]string{}, used: make(map[string]bool, 4*n),
+		next:   make(map[string]int, n),
 		consts: map[string]string{}, syms: map[string]string{}, symSrc: map[string][2]any{},
+		shapes: map[string]string{},
 	}
 }
 
@@ -65,13 +82,35 @@ func (b *Builder) fresh(base string) string {
 		b.used[base] = true
 		return base
 	}
-	for i := 1; ; i++ {
+	i := b.next[base]
+	if i == 0 {
+		i = 1
+	}
+	for ; ; i++ {
 		n := base + "__" + strconv.Itoa(i)
 		if !b.used[n] {
 			b.used[n] = true
+			b.next[base] = i + 1
 			return n
 		}
 	}
+}
+
+func (b *Builder) nodeName(opType string) string {
+	if b.nameNode != b.cur {
+		b.nameNode = b.cur
+		clear(b.nameOps)
+	}
+	if b.nameOps == nil {
+		b.nameOps = map[string]int{}
+	}
+	k := b.nameOps[opType]
+	b.nameOps[opType] = k + 1
+	name := "node." + b.cur.Results[0].Name + "." + opType
+	if k > 0 {
+		name += "__" + strconv.Itoa(k)
+	}
+	return name
 }
 
 func (b *Builder) tmpBase() string {
@@ -84,7 +123,7 @@ func (b *Builder) tmpBase() string {
 func (b *Builder) add(opType string, inputs, outputs []string, attrs []*pb.AttributeProto) {
 	node := &pb.NodeProto{Input: inputs, Output: outputs, OpType: &opType, Attribute: attrs}
 	if b.cur != nil && len(b.cur.Results) > 0 {
-		name := b.fresh("node." + b.cur.Results[0].Name + "." + opType)
+		name := b.nodeName(opType)
 		node.Name = &name
 	}
 	b.nodes = append(b.nodes, node)
@@ -209,10 +248,18 @@ func (b *Builder) Const(dt ir.DType, shape []int64, data []byte) (string, error)
 	if err != nil {
 		return "", err
 	}
-	key := fmt.Sprintf("%d|%v|%x", et, shape, data)
-	if n, ok := b.consts[key]; ok {
+	kb := strconv.AppendInt(b.keyBuf[:0], int64(et), 10)
+	for _, d := range shape {
+		kb = append(kb, ',')
+		kb = strconv.AppendInt(kb, d, 10)
+	}
+	kb = append(kb, '|')
+	kb = append(kb, data...)
+	b.keyBuf = kb
+	if n, ok := b.consts[string(kb)]; ok { // no allocation for the lookup
 		return n, nil
 	}
+	key := string(kb)
 	name := b.fresh("const." + dt.Abbr())
 	tp := &pb.TensorProto{Dims: append([]int64{}, shape...), DataType: int32Ptr(int32(et)), RawData: append([]byte{}, data...)}
 	if len(data) == 0 {
@@ -508,6 +555,36 @@ func constInts(a ir.Arg) ([]int64, bool) {
 // ShapeTensor returns the 1-D INT64 shape of an IR tensor type: a constant
 // when static, otherwise a Concat of constants and symbolic pieces.
 func (b *Builder) ShapeTensor(shape []sym.Expr) (string, error) {
+	static := true
+	for _, d := range shape {
+		if _, ok := d.Const(); !ok {
+			static = false
+			break
+		}
+	}
+	if static {
+		return b.shapeTensor(shape)
+	}
+	// Symbolic: one Unsqueeze/Concat chain per distinct dims list, reused by
+	// every later node (the nodes are emitted in topological order).
+	var kb strings.Builder
+	for _, d := range shape {
+		kb.WriteString(d.String())
+		kb.WriteByte(',')
+	}
+	key := kb.String()
+	if n, ok := b.shapes[key]; ok {
+		return n, nil
+	}
+	n, err := b.shapeTensor(shape)
+	if err != nil {
+		return "", err
+	}
+	b.shapes[key] = n
+	return n, nil
+}
+
+func (b *Builder) shapeTensor(shape []sym.Expr) (string, error) {
 	l := make([]ir.Arg, len(shape))
 	for i, d := range shape {
 		if c, ok := d.Const(); ok {

@@ -81,7 +81,8 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 	if opset < MinSupportedOpset || opset > MaxSupportedOpset {
 		return nil, fmt.Errorf("opset %d not supported (choose %d–%d)", opset, MinSupportedOpset, MaxSupportedOpset)
 	}
-	if err := checkCoverage(p, opset); err != nil {
+	res := newResolver(opset)
+	if err := checkCoverageWith(p, res); err != nil {
 		return nil, err
 	}
 	b := newBuilder(p, opset)
@@ -226,7 +227,7 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 			continue
 		}
 		b.cur = n
-		f, err := lookupLowering(n, opset)
+		f, err := res.lookup(n.Op)
 		if err != nil {
 			return nil, n.Errorf("%v", err)
 		}
@@ -293,35 +294,70 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 
 func strPtr(s string) *string { return &s }
 
-// lookupLowering finds a node's lowering: a registered ONNX-TR translation
-// first (pm's translation table), then the target's own table.
-func lookupLowering(n *ir.Node, opset int) (Lowering, error) {
-	if tr := translationFor(n.Op); tr != nil {
-		return func(b *Builder, n *ir.Node) error { return tr.Impl.Translate(n, b) }, nil
-	}
-	return resolve(n.Op, opset)
+// loweringIndex resolves ops to lowerings once per op: pm's translations
+// first, then the table.
+type loweringIndex struct {
+	trans map[ir.Op]*pm.Translation
 }
 
-func translationFor(op ir.Op) *pm.Translation {
+func translationIndex() *loweringIndex {
+	ix := &loweringIndex{trans: map[ir.Op]*pm.Translation{}}
 	for _, t := range pm.Default.Translations.All() {
 		for _, o := range t.Ops() {
-			if o == op {
-				return t
+			if _, dup := ix.trans[o]; !dup {
+				ix.trans[o] = t
 			}
 		}
 	}
-	return nil
+	return ix
+}
+
+func (ix *loweringIndex) lookup(op ir.Op, opset int) (Lowering, error) {
+	if tr := ix.trans[op]; tr != nil {
+		return func(b *Builder, n *ir.Node) error { return tr.Impl.Translate(n, b) }, nil
+	}
+	return resolve(op, opset)
+}
+
+// resolver memoizes lookups of one export (one opset).
+type resolver struct {
+	ix    *loweringIndex
+	opset int
+	memo  map[ir.Op]resolved
+}
+
+type resolved struct {
+	f   Lowering
+	err error
+}
+
+func newResolver(opset int) *resolver {
+	return &resolver{ix: translationIndex(), opset: opset, memo: map[ir.Op]resolved{}}
+}
+
+func (r *resolver) lookup(op ir.Op) (Lowering, error) {
+	if x, ok := r.memo[op]; ok {
+		return x.f, x.err
+	}
+	f, err := r.ix.lookup(op, r.opset)
+	r.memo[op] = resolved{f, err}
+	return f, err
 }
 
 // checkCoverage lists every op of the program that cannot be lowered.
 func checkCoverage(p *ir.Program, opset int) error {
+	return checkCoverageWith(p, newResolver(opset))
+}
+
+func checkCoverageWith(p *ir.Program, res *resolver) error {
+	opset := res.opset
 	e := &MissingOpsError{Opset: opset, Ops: map[string][]string{}, Why: map[string]string{}}
 	for _, g := range p.Graphs() {
 		for _, n := range g.Nodes() {
 			if n.IsReturn() {
 				continue
 			}
-			if _, err := lookupLowering(n, opset); err != nil {
+			if _, err := res.lookup(n.Op); err != nil {
 				k := n.Op.String()
 				if len(e.Ops[k]) < 3 {
 					e.Ops[k] = append(e.Ops[k], "%"+firstResult(n))

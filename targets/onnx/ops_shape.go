@@ -224,6 +224,20 @@ func init() {
 		if r.err != nil {
 			return r.err
 		}
+		// A size the IR knows as a symbol of a graph input reuses that
+		// symbol's one Shape/Gather (Builder.SymInt) instead of its own.
+		if t, ok := n.Results[0].Type.(*ir.SymIntType); ok && t.Expr.IsValid() {
+			if name, ok := t.Expr.Name(); ok {
+				if _, known := b.symSrc[name]; known {
+					v, err := b.SymInt(t.Expr)
+					if err != nil {
+						return err
+					}
+					b.Bind(n.Results[0], v)
+					return nil
+				}
+			}
+		}
 		shape := b.Tmp("Shape", []string{x})
 		b.Emit(n.Results[0], "Gather", []string{shape, b.I64(dim)}, AttrInt("axis", 0))
 		return nil

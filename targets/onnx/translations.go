@@ -201,6 +201,5 @@ func lowerIndexPut(b *Builder, n *ir.Node) error {
 }
 
 func init() {
-	Unsupported("ONNX-TR03: needs a static expert count G and an unrolled per-expert MatMul; not implemented yet", "aten._grouped_mm.default")
 	Unsupported("ONNX-TR11: only the first-order SSM combine is translatable (Loop); not implemented yet", "higher_order.associative_scan")
 }

@@ -8,6 +8,7 @@ import (
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 	"github.com/fxport/fxport/targets/executorch/plan"
 	"github.com/fxport/fxport/targets/executorch/pte"
+	"github.com/fxport/fxport/targets/executorch/xnnpack"
 )
 
 // Options control emission.
@@ -34,7 +35,8 @@ func Program(p *ir.Program, opts Options) (*pte.File, error) {
 		return nil, fmt.Errorf("emit: %w", err)
 	}
 	consts := newConstants()
-	m := &method{p: p, rec: rec, consts: consts, index: map[*ir.Value]int32{}, ops: map[string]int32{}}
+	muts := newMutableData()
+	m := &method{p: p, rec: rec, consts: consts, muts: muts, index: map[*ir.Value]int32{}, ops: map[string]int32{}}
 	if err := m.emit(); err != nil {
 		return nil, fmt.Errorf("emit %s: %w", name, err)
 	}
@@ -60,10 +62,18 @@ func Program(p *ir.Program, opts Options) (*pte.File, error) {
 	if data == nil {
 		data = []byte{}
 	}
+	segs := []pte.Segment{{Offset: 0, Size: uint64(len(data)), Data: data}}
+	if !muts.empty() {
+		// Segment 1: the initial state of the mutable buffers.
+		prog.Segments = append(prog.Segments, &etfb.DataSegmentT{Offset: 0, Size: uint64(len(muts.data))})
+		prog.MutableDataSegments = []*etfb.SubsegmentOffsetsT{{SegmentIndex: 1, Offsets: muts.offsets}}
+		segs = append(segs, pte.Segment{Size: uint64(len(muts.data)), Data: muts.data})
+	}
+	segs = m.attachDelegates(prog, segs)
 	return &pte.File{
 		Name:     "emitted program",
 		Program:  prog,
-		Segments: []pte.Segment{{Offset: 0, Size: uint64(len(data)), Data: data}},
+		Segments: segs,
 	}, nil
 }
 
@@ -88,6 +98,8 @@ type method struct {
 	p      *ir.Program
 	rec    *plan.Recorded
 	consts *constants
+	muts   *mutableData
+	dels   *delegateState // delegate payloads and named data (delegate.go)
 	plan   etfb.ExecutionPlanT
 	chain  etfb.ChainT
 	index  map[*ir.Value]int32 // IR value → EValue index
@@ -134,10 +146,10 @@ func (m *method) emitInputs() error {
 	if len(sig) != len(m.p.Main.Inputs) {
 		return fmt.Errorf("signature has %d inputs for %d graph inputs", len(sig), len(m.p.Main.Inputs))
 	}
-	mutated := map[string]bool{}
+	mutated := map[string]ir.OutputKind{}
 	for _, o := range m.p.Signature.Outputs {
 		if o.Kind == ir.BufferMutation || o.Kind == ir.ParameterMutation || o.Kind == ir.UserInputMutation {
-			mutated[o.Target] = true
+			mutated[o.Target] = o.Kind
 		}
 	}
 	for i, v := range m.p.Main.Inputs {
@@ -145,8 +157,17 @@ func (m *method) emitInputs() error {
 		where := fmt.Sprintf("input %s (%s)", v, spec.Kind)
 		switch spec.Kind {
 		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
-			if mutated[spec.Target] {
-				return fmt.Errorf("%s: mutated state is not supported by the emitter yet", where)
+			if onlyDelegated(v) {
+				continue // baked into a delegate as named data (delegate.go)
+			}
+			if k, ok := mutated[spec.Target]; ok {
+				if spec.Kind != ir.Buffer || k != ir.BufferMutation {
+					return fmt.Errorf("%s: mutated %s is not supported by the emitter (only buffer mutations are)", where, spec.Kind)
+				}
+				if err := m.emitMutableBuffer(v, spec.Target); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+				continue
 			}
 			w := m.p.Weight(spec.Target)
 			if w == nil {
@@ -163,7 +184,9 @@ func (m *method) emitInputs() error {
 			tv.DataBufferIdx = m.consts.add(b)
 			m.index[v] = m.add(evTensor(tv))
 		case ir.UserInput:
-			if mutated[spec.Target] || mutated[v.Name] {
+			_, m1 := mutated[spec.Target]
+			_, m2 := mutated[v.Name]
+			if m1 || m2 {
 				return fmt.Errorf("%s: mutated inputs are not supported by the emitter yet", where)
 			}
 			idx, err := m.emitResult(v)
@@ -175,6 +198,38 @@ func (m *method) emitInputs() error {
 			return fmt.Errorf("%s: input kind not supported by the emitter", where)
 		}
 	}
+	return nil
+}
+
+// emitMutableBuffer emits a mutated buffer: a planned tensor (the storage
+// its write-back copy_ writes) whose initial state, the buffer's weight, is
+// loaded from the mutable-data segment when the method is loaded
+// (data_buffer_idx > 0 together with allocation_info).
+func (m *method) emitMutableBuffer(v *ir.Value, target string) error {
+	a, ok := m.rec.Allocs[v]
+	if !ok {
+		return fmt.Errorf("mutable buffer %q is not planned (alloc-mutable-buffers=false is not supported by the emitter)", target)
+	}
+	w := m.p.Weight(target)
+	if w == nil {
+		return fmt.Errorf("no weight %q", target)
+	}
+	b, err := weightBytes(w)
+	if err != nil {
+		return err
+	}
+	t := v.Tensor()
+	if t == nil {
+		return fmt.Errorf("mutable buffer %q is not a tensor", target)
+	}
+	tv, err := tensorValue(t, m.p.Env)
+	if err != nil {
+		return err
+	}
+	tv.AllocationInfo = &etfb.AllocationDetailsT{MemoryId: uint32(a.MemID), MemoryOffsetLow: uint32(a.Offset), MemoryOffsetHigh: uint32(uint64(a.Offset) >> 32)}
+	tv.DataBufferIdx = m.muts.add(b)
+	tv.ExtraTensorInfo = &etfb.ExtraTensorInfoT{MutableDataSegmentsIdx: 0, FullyQualifiedName: target, Location: etfb.TensorDataLocationSEGMENT}
+	m.index[v] = m.add(evTensor(tv))
 	return nil
 }
 
@@ -273,11 +328,17 @@ func (m *method) emitNode(n *ir.Node) error {
 		}
 		return nil
 	}
+	if n.Op == xnnpack.OpCallDelegate {
+		return m.emitDelegate(n)
+	}
 	switch {
 	case n.Op.Has(ir.PropHigherOrder) || len(n.Regions()) > 0:
 		return n.Errorf("control flow (%s) is not supported by the emitter yet", info.Name)
 	case info.Schema.VarArgs || strings.Contains(info.Namespace, "."):
 		return n.Errorf("op %s has no ExecuTorch kernel (Python builtins must be lowered to executorch_prim ops)", info.Name)
+	}
+	if err := checkKernel(info); err != nil {
+		return n.Errorf("%v", err)
 	}
 	opIdx, err := m.operatorIndex(info)
 	if err != nil {

@@ -26,6 +26,14 @@ func (f *File) check() error {
 		if m != nil && len(m.Offsets) > 0 && int(m.SegmentIndex) >= nseg {
 			return fmt.Errorf("Program.mutable_data_segments[%d].segment_index %d: only %d segments", i, m.SegmentIndex, nseg)
 		}
+		if m != nil && len(m.Offsets) > 0 {
+			size := f.Segments[m.SegmentIndex].Size
+			for j, off := range m.Offsets {
+				if off > size {
+					return fmt.Errorf("Program.mutable_data_segments[%d].offsets[%d] = %d is past the %d-byte segment %d", i, j, off, size, m.SegmentIndex)
+				}
+			}
+		}
 	}
 	for i, nd := range p.NamedData {
 		if nd == nil || int(nd.SegmentIndex) >= nseg {
@@ -184,7 +192,22 @@ func (f *File) checkPlan(plan *etfb.ExecutionPlanT) error {
 
 func (f *File) checkTensor(plan *etfb.ExecutionPlanT, t *etfb.TensorT) error {
 	external := t.ExtraTensorInfo != nil && t.ExtraTensorInfo.Location == etfb.TensorDataLocationEXTERNAL
-	if t.DataBufferIdx > 0 && !external && int(t.DataBufferIdx) >= f.numConstants() {
+	switch {
+	case t.DataBufferIdx > 0 && !external && t.AllocationInfo != nil:
+		// A planned tensor with initial state: a mutable buffer whose
+		// bytes are in mutable_data_segments[extra.mutable_data_segments_idx].
+		si := uint64(0)
+		if t.ExtraTensorInfo != nil {
+			si = t.ExtraTensorInfo.MutableDataSegmentsIdx
+		}
+		ms := f.Program.MutableDataSegments
+		if si >= uint64(len(ms)) || ms[si] == nil {
+			return fmt.Errorf("data_buffer_idx %d of a planned tensor: mutable_data_segments[%d] out of range (%d entries)", t.DataBufferIdx, si, len(ms))
+		}
+		if int(t.DataBufferIdx) >= len(ms[si].Offsets) {
+			return fmt.Errorf("data_buffer_idx %d out of range (%d mutable data slots in mutable_data_segments[%d])", t.DataBufferIdx, len(ms[si].Offsets), si)
+		}
+	case t.DataBufferIdx > 0 && !external && int(t.DataBufferIdx) >= f.numConstants():
 		return fmt.Errorf("data_buffer_idx %d out of range (%d constant slots)", t.DataBufferIdx, f.numConstants())
 	}
 	if len(t.DimOrder) != len(t.Sizes) {

@@ -247,6 +247,11 @@ func (s *summary) tensor(t *etfb.TensorT) string {
 	switch {
 	case e != nil && e.Location == etfb.TensorDataLocationEXTERNAL:
 		fmt.Fprintf(&b, " external %q", e.FullyQualifiedName)
+	case t.DataBufferIdx > 0 && t.AllocationInfo != nil:
+		fmt.Fprintf(&b, " mutable %d", t.DataBufferIdx)
+		if e != nil && e.FullyQualifiedName != "" {
+			fmt.Fprintf(&b, " %q", e.FullyQualifiedName)
+		}
 	case t.DataBufferIdx > 0:
 		fmt.Fprintf(&b, " constant %d", t.DataBufferIdx)
 		if off, ok := s.constantOffset(t.DataBufferIdx); ok {

@@ -84,15 +84,21 @@ func Optimize(m *pb.ModelProto, opts Options) (Stats, error) {
 	o := &optimizer{g: g, opts: opts, st: &st, pinned: subgraphRefs(g)}
 	for it := 0; it < opts.maxIterations(); it++ {
 		st.Iterations++
-		changed := false
+		// Only fold, rewrite and identity removal (and DCE freeing the sole
+		// use of an output Identity's input) open opportunities for another
+		// round: CSE resolves its merges in one forward walk and DCE runs
+		// after it, so a round where only those changed is a fixpoint.
+		again := false
 		if opts.foldLimit() > 0 {
-			changed = o.fold() || changed
+			again = o.fold() || again
 		}
-		changed = o.rewrite() || changed
-		changed = o.identities() || changed
-		changed = o.cse() || changed
-		changed = o.dce() || changed
-		if !changed {
+		again = o.rewrite() || again
+		again = o.identities() || again
+		o.cse()
+		if o.dce() && o.outputIdentities() {
+			again = true
+		}
+		if !again {
 			break
 		}
 	}
@@ -107,6 +113,18 @@ type optimizer struct {
 	opts   Options
 	st     *Stats
 	pinned map[string]bool // names read inside subgraphs: never renamed or removed
+}
+
+// outputIdentities reports whether an Identity defines a graph output (DCE
+// may have made it removable).
+func (o *optimizer) outputIdentities() bool {
+	outs := o.outputs()
+	for _, n := range o.g.Node {
+		if n.GetOpType() == "Identity" && len(n.Output) == 1 && outs[n.Output[0]] {
+			return true
+		}
+	}
+	return false
 }
 
 // outputs is the set of graph output names.

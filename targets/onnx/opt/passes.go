@@ -251,6 +251,16 @@ func (o *optimizer) rewrite() bool {
 // or a value with other uses (ONNX-S01); otherwise the producer of its input
 // is renamed to the output.
 func (o *optimizer) identities() bool {
+	any := false
+	for _, n := range o.g.Node {
+		if n.GetOpType() == "Identity" {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return false
+	}
 	outs := o.outputs()
 	uses := make(map[string]int, 2*len(o.g.Node))
 	producer := make(map[string]*pb.NodeProto, len(o.g.Node))

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fxport/fxport/interp"
+	"github.com/fxport/fxport/interp/npy"
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/pte"
+	etrun "github.com/fxport/fxport/targets/executorch/run"
+)
+
+// runRun executes a .pte with its memory plan (fxport run).
+func runRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	method := fs.String("method", "forward", "method to run")
+	inputs := fs.String("inputs", "", "directory holding input_<i>.npy (default: seeded inputs of the declared types, at their upper bounds)")
+	out := fs.String("o", "", "directory to write output_<i>.npy into")
+	var data listFlag
+	fs.Var(&data, "data", "external data files (.ptd) (repeatable)")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usageErr("want one FILE.pte, got %d", len(files))
+	}
+	f, err := pte.Read(files[0])
+	if err != nil {
+		return err
+	}
+	opts := etrun.Options{Method: *method}
+	for _, d := range data {
+		df, err := pte.ReadPTD(d)
+		if err != nil {
+			return err
+		}
+		opts.Data = append(opts.Data, df)
+	}
+	m, err := etrun.Load(f, opts)
+	if err != nil {
+		return err
+	}
+	var ins []interp.Value
+	for i, in := range m.Inputs() {
+		if *inputs != "" {
+			p := filepath.Join(*inputs, fmt.Sprintf("input_%d.npy", i))
+			x, err := npy.ReadFile(p)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			ins = append(ins, x)
+			continue
+		}
+		if in.Tensor == nil {
+			ins = append(ins, in.Const)
+			continue
+		}
+		dt, ok := ir.DTypeFromName(in.Tensor.DType)
+		if !ok {
+			return fmt.Errorf("input %d: dtype %s", i, in.Tensor.DType)
+		}
+		ins = append(ins, seeded(dt, in.Tensor.Sizes, uint64(i)))
+	}
+	outs, err := m.Execute(ins)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+	}
+	for i, o := range outs {
+		fmt.Fprintf(stdout, "output %d: %s\n", i, interp.Describe(o))
+		if *out == "" {
+			continue
+		}
+		t, ok := o.(*interp.Tensor)
+		if !ok {
+			continue
+		}
+		if err := npy.WriteFile(filepath.Join(*out, fmt.Sprintf("output_%d.npy", i)), t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seeded returns deterministic values in [-1, 1) (0/1 for bools, small
+// integers for integer dtypes) from a linear congruential sequence.
+func seeded(dt ir.DType, shape []int64, seed uint64) *interp.Tensor {
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	x := seed*0x9e3779b97f4a7c15 + 1
+	vals := make([]float64, n)
+	for i := range vals {
+		x = x*6364136223846793005 + 1442695040888963407
+		u := float64(x>>11) / float64(1<<53)
+		switch {
+		case dt == ir.Bool:
+			vals[i] = float64(int(u * 2))
+		case dt.IsInteger():
+			vals[i] = float64(int(u * 8))
+		default:
+			vals[i] = 2*u - 1
+		}
+	}
+	return interp.FromFloat64(dt, shape, vals)
+}

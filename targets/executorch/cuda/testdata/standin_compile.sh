@@ -1,0 +1,9 @@
+#!/bin/sh
+# Test-only stand-in for tools/aoti_compile.py: NOT an AOTInductor build.
+# Checks that IN is a zip archive (.pt2) and writes a deterministic fake
+# library OUT (a fixed text plus IN's size) and a fake weights blob.
+set -e
+in="$1"; out="$2"
+[ "$(head -c 2 "$in")" = "PK" ] || { echo "standin: $in is not a .pt2 (zip)" >&2; exit 3; }
+printf 'standin-so for %s bytes\n' "$(wc -c < "$in" | tr -d ' ')" > "$out"
+printf 'standin-weights' > "$out.weights"

@@ -1,0 +1,136 @@
+package emit
+
+import (
+	"fmt"
+
+	"github.com/fxport/fxport/ir"
+	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
+	"github.com/fxport/fxport/targets/executorch/pte"
+	"github.com/fxport/fxport/targets/executorch/xnnpack"
+)
+
+// Delegates: each higher_order.executorch_call_delegate node (made by the
+// xnnpack-partition pass) becomes a BackendDelegate whose processed data is
+// a segment, and one DelegateCall instruction whose arguments are the
+// runtime inputs then the results (the XNNPACK runtime indexes them by
+// external id). Constants the payload refers to are named data, one segment
+// per distinct sha256 key, after the delegate segments.
+
+// delegateState collects the delegates of a method.
+type delegateState struct {
+	payloads [][]byte
+	named    []xnnpack.Named
+	seen     map[string]bool
+}
+
+// emitDelegate emits a delegate call node.
+func (m *method) emitDelegate(n *ir.Node) error {
+	if m.dels == nil {
+		m.dels = &delegateState{seen: map[string]bool{}}
+	}
+	pay, err := xnnpack.Serialize(n, m.p.Env, m.delegateConstant)
+	if err != nil {
+		return err
+	}
+	var args []int32
+	for _, v := range pay.Args {
+		idx, err := m.operand(v)
+		if err != nil {
+			return n.Errorf("delegate argument: %v", err)
+		}
+		if k := m.plan.Values[idx].Val.Type; k != etfb.KernelTypesTensor {
+			return n.Errorf("delegate argument %s is a %s value, not a tensor", v, etfb.EnumNamesKernelTypes[k])
+		}
+		args = append(args, idx)
+	}
+	for i, r := range n.Results {
+		idx, err := m.emitResult(r)
+		if err != nil {
+			return n.Errorf("result %d: %v", i, err)
+		}
+		args = append(args, idx)
+	}
+	di := int32(len(m.plan.Delegates))
+	// Processed.Index is the segment index, fixed in attachDelegates.
+	m.plan.Delegates = append(m.plan.Delegates, &etfb.BackendDelegateT{
+		Id:           xnnpack.BackendID,
+		Processed:    &etfb.BackendDelegateDataReferenceT{Location: etfb.DataLocationSEGMENT, Index: uint32(len(m.dels.payloads))},
+		CompileSpecs: []*etfb.CompileSpecT{},
+	})
+	m.dels.payloads = append(m.dels.payloads, pay.Data)
+	for _, nd := range pay.Named {
+		if !m.dels.seen[nd.Key] {
+			m.dels.seen[nd.Key] = true
+			m.dels.named = append(m.dels.named, nd)
+		}
+	}
+	m.chain.Instructions = append(m.chain.Instructions, &etfb.InstructionT{InstrArgs: &etfb.InstructionArgumentsT{
+		Type:  etfb.InstructionArgumentsDelegateCall,
+		Value: &etfb.DelegateCallT{DelegateIndex: di, Args: args},
+	}})
+	return nil
+}
+
+// delegateConstant returns the bytes of a delegate operand that is a
+// constant placeholder of the main graph.
+func (m *method) delegateConstant(v *ir.Value) ([]byte, bool, error) {
+	spec, ok := m.constantSpec(v)
+	if !ok {
+		return nil, false, nil
+	}
+	w := m.p.Weight(spec.Target)
+	if w == nil {
+		return nil, false, fmt.Errorf("no weight %q", spec.Target)
+	}
+	b, err := weightBytes(w)
+	return b, err == nil, err
+}
+
+// constantSpec is the signature entry of v when v is a constant placeholder.
+func (m *method) constantSpec(v *ir.Value) (ir.InputSpec, bool) {
+	if !v.IsInput() || v.Graph != m.p.Main || v.Index >= len(m.p.Signature.Inputs) {
+		return ir.InputSpec{}, false
+	}
+	spec := m.p.Signature.Inputs[v.Index]
+	return spec, xnnpack.IsConstantKind(spec.Kind)
+}
+
+// onlyDelegated reports a constant placeholder every use of which is a
+// delegate call: its bytes live in named data, not in the program.
+func onlyDelegated(v *ir.Value) bool {
+	if v.NumUses() == 0 {
+		return false
+	}
+	for _, u := range v.Uses() {
+		if u.IsReturn() || u.Op != xnnpack.OpCallDelegate {
+			return false
+		}
+	}
+	return true
+}
+
+// attachDelegates appends the delegate segments, then one segment per
+// named constant, and points the delegates and named data at them.
+func (m *method) attachDelegates(prog *etfb.ProgramT, segs []pte.Segment) []pte.Segment {
+	if m.dels == nil {
+		return segs
+	}
+	add := func(b []byte) uint32 {
+		prog.Segments = append(prog.Segments, &etfb.DataSegmentT{Size: uint64(len(b))})
+		segs = append(segs, pte.Segment{Size: uint64(len(b)), Data: b})
+		return uint32(len(segs) - 1)
+	}
+	first := uint32(len(segs))
+	for _, b := range m.dels.payloads {
+		add(b)
+	}
+	for _, d := range m.plan.Delegates {
+		if d.Id == xnnpack.BackendID {
+			d.Processed.Index += first
+		}
+	}
+	for _, nd := range m.dels.named {
+		prog.NamedData = append(prog.NamedData, &etfb.NamedDataT{Key: nd.Key, SegmentIndex: add(nd.Data)})
+	}
+	return segs
+}

@@ -1,0 +1,46 @@
+package emit
+
+import (
+	"fmt"
+
+	"github.com/fxport/fxport/ir"
+)
+
+// The portable runtime registers out variants (and their dim_order_ops
+// twins), a few prim ops for symbolic sizes and scalar arithmetic, and the
+// in-place copy_ the write-back of mutated buffers uses. A kernel call to
+// anything else — a functional overload, an in-place op — names an
+// operator the runtime cannot resolve, so the file would not load: the
+// emitter refuses it instead.
+
+// primKernels are the non-out ops ExecuTorch registers as prim ops
+// (register_prim_ops.cpp), besides the executorch_prim namespace.
+var primKernels = map[string]bool{
+	"aten.sym_size.int":                true,
+	"aten.sym_numel.default":           true,
+	"aten._local_scalar_dense.default": true,
+}
+
+// inplaceKernels are in-place ops the portable library registers.
+var inplaceKernels = map[string]bool{
+	"aten.copy_.default": true,
+}
+
+// checkKernel returns an error when no ExecuTorch kernel can serve info.
+func checkKernel(info *ir.OpInfo) error {
+	switch {
+	case info.Props&ir.PropOutVariant != 0:
+		return nil
+	case info.Namespace == "executorch_prim", primKernels[info.Name]:
+		return nil
+	case info.Props&ir.PropInplace != 0:
+		if inplaceKernels[info.Name] {
+			return nil
+		}
+		return fmt.Errorf("in-place op %s has no portable kernel (functionalize it before lowering: functionalize-inplace)", info.Name)
+	case info.Out != "":
+		return fmt.Errorf("functional op %s was not converted to its out variant %s (to-out-variants)", info.Name, info.Out)
+	default:
+		return fmt.Errorf("op %s has no out variant, so no portable kernel can run it (add its .out twin to gen/ops.spec or decompose it)", info.Name)
+	}
+}

@@ -1,0 +1,57 @@
+package emit_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fxport/fxport/targets/executorch/emit"
+	"github.com/fxport/fxport/targets/executorch/pte"
+)
+
+// Ops without a portable kernel are refused with an error naming the node
+// and the op, and no file is produced.
+func TestEmitRefusesOpsWithoutKernel(t *testing.T) {
+	cases := []struct{ name, body, want string }{
+		{"functional without out variant", `
+graph forward(%x: f32[4]) {
+  %ceil: f32[4] = aten.ceil.default(%x)
+  return %ceil
+}`, "%ceil (aten.ceil.default)"},
+		{"in-place on a graph input", `
+graph forward(%x: f32[4], %y: f32[4]) {
+  %add_: f32[4] = aten.add_.Tensor(%x, %y)
+  return %add_
+}`, "in-place op aten.add_.Tensor has no portable kernel"},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".fxir")
+			if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := emit.Program(lower(t, path), emit.Options{})
+			if err == nil {
+				if _, encErr := pte.Encode(f); encErr == nil {
+					t.Fatalf("emitted a file with an unloadable kernel call")
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// The MLP's alias/detach_ chain is gone after lowering: every operator is
+// an out variant or a prim op.
+func TestEmitMLPHasOnlyPortableKernels(t *testing.T) {
+	got, _ := emitFile(t, "../../../examples/mlp/program.fxir", emit.Options{})
+	for _, op := range got.Program.ExecutionPlan[0].Operators {
+		if !portableKernel(op) || strings.Contains(op.Name, "detach") {
+			t.Errorf("operator %s.%s", op.Name, op.Overload)
+		}
+	}
+}

@@ -1,0 +1,475 @@
+package xnnpack
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fxport/fxport/ir"
+	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+)
+
+// Node visitors: one XNNPACK node (or a few) per claimed IR node.
+
+var binaryKinds = map[string]xnnfb.XNodeUnion{
+	"aten.add.Tensor": xnnfb.XNodeUnionXNNAdd, "aten.sub.Tensor": xnnfb.XNodeUnionXNNSubtract,
+	"aten.mul.Tensor": xnnfb.XNodeUnionXNNMultiply, "aten.div.Tensor": xnnfb.XNodeUnionXNNDiv,
+	"aten.maximum.default": xnnfb.XNodeUnionXNNMaximum, "aten.minimum.default": xnnfb.XNodeUnionXNNMinimum,
+	"aten.prelu.default": xnnfb.XNodeUnionXNNPReLU, "aten._prelu_kernel.default": xnnfb.XNodeUnionXNNPReLU,
+}
+
+var unaryKinds = map[string]xnnfb.XNodeUnion{
+	"aten.sigmoid.default": xnnfb.XNodeUnionXNNSigmoid, "aten.tanh.default": xnnfb.XNodeUnionXNNTanh,
+	"aten.neg.default": xnnfb.XNodeUnionXNNNegate, "aten.abs.default": xnnfb.XNodeUnionXNNAbs,
+	"aten.sqrt.default": xnnfb.XNodeUnionXNNSquareRoot, "aten.rsqrt.default": xnnfb.XNodeUnionXNNReciprocalSquareRoot,
+	"aten.exp.default": xnnfb.XNodeUnionXNNExp, "aten.log.default": xnnfb.XNodeUnionXNNLog,
+	"aten.ceil.default": xnnfb.XNodeUnionXNNCeiling, "aten.floor.default": xnnfb.XNodeUnionXNNFloor,
+	"aten.hardswish.default": xnnfb.XNodeUnionXNNHardswish, "aten.gelu.default": xnnfb.XNodeUnionXNNGelu,
+	"aten.sin.default": xnnfb.XNodeUnionXNNSin, "aten.cos.default": xnnfb.XNodeUnionXNNCos,
+	"aten._softmax.default": xnnfb.XNodeUnionXNNSoftmax, "aten.pow.Tensor_Scalar": xnnfb.XNodeUnionXNNSquare,
+	"dim_order_ops._clone_dim_order.default": xnnfb.XNodeUnionXNNCopy,
+}
+
+// fusable producers take a clamp in their output_min_max (exir's
+// FuseActivationPass targets).
+var fusable = map[string]bool{
+	"aten.convolution.default": true, "aten.addmm.default": true, "aten.mm.default": true,
+	"aten.add.Tensor": true, "aten.sub.Tensor": true, "aten.mul.Tensor": true, "aten.div.Tensor": true,
+}
+
+func isClamp(n *ir.Node) bool {
+	switch n.Op.Info().Name {
+	case "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default":
+		return true
+	}
+	return false
+}
+
+// clampRange is the output range a relu / hardtanh / clamp enforces.
+func clampRange(n *ir.Node) *xnnfb.OutputMinMaxT {
+	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+	switch n.Op.Info().Name {
+	case "aten.relu.default":
+		lo = 0
+	case "aten.hardtanh.default":
+		a, _ := number(n.Arg("min_val"))
+		b, _ := number(n.Arg("max_val"))
+		lo, hi = float32(a), float32(b)
+	case "aten.clamp.default":
+		if a, ok := number(n.Arg("min")); ok {
+			lo = float32(a)
+		}
+		if b, ok := number(n.Arg("max")); ok {
+			hi = float32(b)
+		}
+	}
+	return &xnnfb.OutputMinMaxT{OutputMin: lo, OutputMax: hi}
+}
+
+// planFusion marks clamps whose producer is fusable and used only by them:
+// the producer writes the clamp's result with output_min_max.
+func (s *ser) planFusion(region *ir.Graph) {
+	for _, n := range region.Nodes() {
+		if !isClamp(n) {
+			continue
+		}
+		in := n.Args[0].Value
+		if in.Def == nil || !fusable[in.Def.Op.Info().Name] || in.NumUses() != 1 || s.fused[in] != nil {
+			continue
+		}
+		if _, isOut := s.outExt[in]; isOut {
+			continue
+		}
+		s.fused[in] = n
+		s.skip[n] = true
+	}
+}
+
+// planLinearViews folds the view_copy pair decompose-to-core puts around
+// a linear of rank ≠ 2 (flatten to [N, in], restore afterwards) into the
+// fully-connected node: XNNPACK flattens leading dims itself, as exir's
+// linear visitor relies on.
+func (s *ser) planLinearViews(region *ir.Graph) {
+	for _, n := range region.Nodes() {
+		if n.Op != opAddmm && n.Op.Info().Name != "aten.mm.default" {
+			continue
+		}
+		x := n.Args[1].Value
+		if n.Op != opAddmm {
+			x = n.Args[0].Value
+		}
+		if x.Def == nil || x.Def.Op != opView || x.NumUses() != 1 {
+			continue
+		}
+		src := x.Def.Args[0].Value
+		st, xt := src.Tensor(), x.Tensor()
+		if st.Rank() == 0 || !st.Shape[st.Rank()-1].Equal(xt.Shape[1]) {
+			continue
+		}
+		r := n.Results[0]
+		if r.NumUses() != 1 || r.Uses()[0].IsReturn() || r.Uses()[0].Op != opView {
+			continue
+		}
+		if _, isOut := s.outExt[r]; isOut {
+			continue
+		}
+		v := r.Uses()[0]
+		vt := v.Results[0].Tensor()
+		if vt.Rank() != st.Rank() || !vt.Shape[vt.Rank()-1].Equal(r.Tensor().Shape[1]) {
+			continue
+		}
+		s.fcIn[n], s.fcOut[n] = src, v.Results[0]
+		s.skip[x.Def], s.skip[v] = true, true
+	}
+}
+
+// result is the value a node's output defines (the fused clamp's result
+// when there is one) and its output range.
+func (s *ser) result(n *ir.Node) (*ir.Value, *xnnfb.OutputMinMaxT) {
+	r := n.Results[0]
+	if o := s.fcOut[n]; o != nil {
+		r = o
+	}
+	if c := s.fused[r]; c != nil {
+		return c.Results[0], clampRange(c)
+	}
+	return r, nil
+}
+
+func (s *ser) node(n *ir.Node) error {
+	name := n.Op.Info().Name
+	if k, ok := binaryKinds[name]; ok {
+		if k == xnnfb.XNodeUnionXNNPReLU {
+			return s.prelu(n)
+		}
+		a, err := s.get(n.Args[0].Value)
+		if err != nil {
+			return err
+		}
+		b, err := s.get(n.Args[1].Value)
+		if err != nil {
+			return err
+		}
+		r, mm := s.result(n)
+		out, err := s.output(r)
+		if err != nil {
+			return err
+		}
+		s.add(k, &xnnfb.XNNNode2x1T{Input1Id: a, Input2Id: b, OutputId: out}, s.handle, mm)
+		return nil
+	}
+	if k, ok := unaryKinds[name]; ok {
+		in, err := s.get(n.Args[0].Value)
+		if err != nil {
+			return err
+		}
+		out, err := s.output(n.Results[0])
+		if err != nil {
+			return err
+		}
+		s.add(k, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out}, s.handle, nil)
+		return nil
+	}
+	switch name {
+	case "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default":
+		in, err := s.get(n.Args[0].Value)
+		if err != nil {
+			return err
+		}
+		out, err := s.output(n.Results[0])
+		if err != nil {
+			return err
+		}
+		s.add(xnnfb.XNodeUnionXNNClamp, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out}, s.handle, clampRange(n))
+		return nil
+	case "aten.leaky_relu.default":
+		in, err := s.get(n.Args[0].Value)
+		if err != nil {
+			return err
+		}
+		out, err := s.output(n.Results[0])
+		if err != nil {
+			return err
+		}
+		slope, _ := number(n.Arg("negative_slope"))
+		s.add(xnnfb.XNodeUnionXNNLeakyReLU, &xnnfb.XNNLeakyReLUT{NegativeSlope: float32(slope), InputId: in, OutputId: out}, s.handle, nil)
+		return nil
+	case "aten.addmm.default", "aten.mm.default":
+		return s.fullyConnected(n)
+	case "aten.convolution.default":
+		return s.conv(n)
+	case "aten.avg_pool2d.default":
+		return s.avgPool(n)
+	case "aten.mean.dim":
+		in, err := s.getNHWC(n.Args[0].Value)
+		if err != nil {
+			return err
+		}
+		out, err := s.outputNHWC(n.Results[0])
+		if err != nil {
+			return err
+		}
+		s.add(xnnfb.XNodeUnionXNNGlobalAvgPooling2d, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out}, s.handle, nil)
+		return nil
+	case "aten.permute_copy.default":
+		return s.permute(n)
+	case "aten.view_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default":
+		in, err := s.get(n.Args[0].Value)
+		if err != nil {
+			return err
+		}
+		out, err := s.output(n.Results[0])
+		if err != nil {
+			return err
+		}
+		shape := make([]uint32, n.Results[0].Tensor().Rank())
+		for i, d := range n.Results[0].Tensor().Shape {
+			if k, ok := d.Const(); ok {
+				shape[i] = uint32(k)
+			} // 0: dynamic (ET-P16 for squeeze/unsqueeze)
+		}
+		s.add(xnnfb.XNodeUnionXNNStaticReshape, &xnnfb.XNNStaticReshapeT{NumDims: uint32(len(shape)), NewShape: shape, InputId: in, OutputId: out}, s.handle, nil)
+		return nil
+	case "aten.cat.default":
+		return s.cat(n)
+	}
+	return fmt.Errorf("no XNNPACK visitor for %s", name)
+}
+
+func (s *ser) fullyConnected(n *ir.Node) error {
+	var x, w *ir.Value
+	bias := uint32(internal)
+	if n.Op == opAddmm {
+		x, w = n.Arg("mat1").Value, n.Arg("mat2").Value
+	} else {
+		x, w = n.Arg("self").Value, n.Arg("mat2").Value
+	}
+	if src := s.fcIn[n]; src != nil {
+		x = src
+	}
+	in, err := s.get(x)
+	if err != nil {
+		return err
+	}
+	// The filter is [out, in]: the constant under a permute_copy [1, 0]
+	// (linear's decomposition) as it is, a bare [in, out] constant transposed.
+	var filter uint32
+	if b, ok := s.consts[w]; ok {
+		filter, err = s.constValue(w, permDims(dimsOf(w, s.env), []int{1, 0}), permuteBytes(b, dimsOf(w, s.env), []int{1, 0}, elemSize(w)))
+	} else if w.Def != nil && w.Def.Op == opPermute && s.consts[w.Def.Args[0].Value] != nil {
+		src := w.Def.Args[0].Value
+		if id, ok := s.ids[src]; ok {
+			filter = id
+		} else {
+			filter, err = s.get(src)
+		}
+	} else {
+		err = fmt.Errorf("weight %s is not static", w)
+	}
+	if err != nil {
+		return err
+	}
+	if n.Op == opAddmm {
+		if bias, err = s.get(n.Arg("self").Value); err != nil {
+			return err
+		}
+	}
+	r, mm := s.result(n)
+	out, err := s.output(r)
+	if err != nil {
+		return err
+	}
+	s.add(xnnfb.XNodeUnionXNNFullyConnected, &xnnfb.XNNFullyConnectedT{Input1Id: in, FilterId: filter, BiasId: bias, OutputId: out}, s.handle, mm)
+	return nil
+}
+
+func (s *ser) conv(n *ir.Node) error {
+	x, w := n.Arg("input").Value, n.Arg("weight").Value
+	in, err := s.getNHWC(x)
+	if err != nil {
+		return err
+	}
+	wd := dimsOf(w, s.env) // [O, I/g, kh, kw]
+	groups := uint32(n.Arg("groups").Int)
+	cin := dimsOf(x, s.env)[1]
+	stride, _ := ints(n.Arg("stride"), 2)
+	pad, _ := ints(n.Arg("padding"), 2)
+	dil, _ := ints(n.Arg("dilation"), 2)
+	depthwise := groups > 1 && wd[1] == 1 && cin == groups
+	perm := []int{0, 2, 3, 1} // OHWI
+	kind := xnnfb.XNodeUnionXNNConv2d
+	if depthwise {
+		perm = []int{1, 2, 3, 0} // 1HWO
+		kind = xnnfb.XNodeUnionXNNDepthwiseConv2d
+	}
+	filter, err := s.constValue(w, permDims(wd, perm), permuteBytes(s.consts[w], wd, perm, elemSize(w)))
+	if err != nil {
+		return err
+	}
+	r, mm := s.result(n)
+	out, err := s.outputNHWC(r)
+	if err != nil {
+		return err
+	}
+	bias := uint32(internal)
+	if b := n.Arg("bias"); b.Kind == ir.ArgValue {
+		if bias, err = s.get(b.Value); err != nil {
+			return err
+		}
+	}
+	s.add(kind, &xnnfb.XNNNodeConvT{
+		PaddingTop: uint32(pad[0]), PaddingRight: uint32(pad[1]), PaddingBottom: uint32(pad[0]), PaddingLeft: uint32(pad[1]),
+		KernelHeight: wd[2], KernelWidth: wd[3], SubsamplingHeight: uint32(stride[0]), SubsamplingWidth: uint32(stride[1]),
+		DilationHeight: uint32(dil[0]), DilationWidth: uint32(dil[1]),
+		GroupInputChannels: wd[1], GroupOutputChannels: wd[0] / groups, Groups: groups,
+		Input1Id: in, FilterId: filter, BiasId: bias, OutputId: out,
+	}, s.handle, mm)
+	return nil
+}
+
+func (s *ser) avgPool(n *ir.Node) error {
+	in, err := s.getNHWC(n.Args[0].Value)
+	if err != nil {
+		return err
+	}
+	out, err := s.outputNHWC(n.Results[0])
+	if err != nil {
+		return err
+	}
+	k, _ := ints(n.Arg("kernel_size"), 2)
+	st, ok := ints(n.Arg("stride"), 2)
+	if !ok {
+		st = k
+	}
+	pad, _ := ints(n.Arg("padding"), 2)
+	s.add(xnnfb.XNodeUnionXNNAvgPooling2d, &xnnfb.XNNPooling2DT{
+		PaddingTop: uint32(pad[0]), PaddingRight: uint32(pad[1]), PaddingBottom: uint32(pad[0]), PaddingLeft: uint32(pad[1]),
+		PoolingHeight: uint32(k[0]), PoolingWidth: uint32(k[1]), StrideHeight: uint32(st[0]), StrideWidth: uint32(st[1]),
+		DilationHeight: 1, DilationWidth: 1, InputId: in, OutputId: out,
+	}, s.handle, nil)
+	return nil
+}
+
+func (s *ser) permute(n *ir.Node) error {
+	x := n.Args[0].Value
+	// A transpose of a constant feeding only fully-connected weights is
+	// folded into them (the filter is the untransposed constant).
+	if _, ok := s.consts[x]; ok && allFC(n.Results[0]) {
+		return nil
+	}
+	in, err := s.get(x)
+	if err != nil {
+		return err
+	}
+	out, err := s.output(n.Results[0])
+	if err != nil {
+		return err
+	}
+	dims, _ := ints(n.Arg("dims"), 0)
+	rank := int64(x.Tensor().Rank())
+	p := make([]uint32, len(dims))
+	for i, d := range dims {
+		if d < 0 {
+			d += rank
+		}
+		p[i] = uint32(d)
+	}
+	s.add(xnnfb.XNodeUnionXNNStaticTranspose, &xnnfb.XNNStaticTransposeT{NumDims: uint32(len(p)), Perm: p, InputId: in, OutputId: out}, s.handle, nil)
+	return nil
+}
+
+// allFC reports whether every use of v is the weight of a fully-connected op.
+func allFC(v *ir.Value) bool {
+	if v.NumUses() == 0 {
+		return false
+	}
+	for _, u := range v.Uses() {
+		if u.IsReturn() {
+			return false
+		}
+		switch u.Op.Info().Name {
+		case "aten.addmm.default", "aten.mm.default":
+			if u.Arg("mat2").Value != v {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (s *ser) cat(n *ir.Node) error {
+	list := n.Arg("tensors").List
+	ids := make([]uint32, 5)
+	for i := range ids {
+		ids[i] = internal
+	}
+	for i, a := range list {
+		id, err := s.get(a.Value)
+		if err != nil {
+			return err
+		}
+		ids[i] = id
+	}
+	out, err := s.output(n.Results[0])
+	if err != nil {
+		return err
+	}
+	axis := n.Arg("dim").Int
+	if axis < 0 {
+		axis += int64(n.Results[0].Tensor().Rank())
+	}
+	kind := map[int]xnnfb.XNodeUnion{2: xnnfb.XNodeUnionXNNConcatenate2, 3: xnnfb.XNodeUnionXNNConcatenate3, 4: xnnfb.XNodeUnionXNNConcatenate4, 5: xnnfb.XNodeUnionXNNConcatenate5}[len(list)]
+	s.add(kind, &xnnfb.XNNCatT{Axis: uint32(axis), Input1Id: ids[0], Input2Id: ids[1], Input3Id: ids[2], Input4Id: ids[3], Input5Id: ids[4], OutputId: out}, s.handle, nil)
+	return nil
+}
+
+// prelu runs in NHWC: the slope broadcasts over the channel (last) dim.
+func (s *ser) prelu(n *ir.Node) error {
+	in, err := s.getNHWC(n.Args[0].Value)
+	if err != nil {
+		return err
+	}
+	slope, err := s.get(n.Args[1].Value)
+	if err != nil {
+		return err
+	}
+	out, err := s.outputNHWC(n.Results[0])
+	if err != nil {
+		return err
+	}
+	s.add(xnnfb.XNodeUnionXNNPReLU, &xnnfb.XNNNode2x1T{Input1Id: in, Input2Id: slope, OutputId: out}, s.handle, nil)
+	return nil
+}
+
+func elemSize(v *ir.Value) int { return v.Tensor().DType.Size() }
+
+// permuteBytes returns the bytes of a row-major tensor of dims permuted by perm.
+func permuteBytes(b []byte, dims []uint32, perm []int, es int) []byte {
+	rank := len(dims)
+	strides := make([]int, rank)
+	st := es
+	for i := rank - 1; i >= 0; i-- {
+		strides[i] = st
+		st *= int(dims[i])
+	}
+	nd := permDims(dims, perm)
+	out := make([]byte, 0, len(b))
+	idx := make([]int, rank)
+	total := len(b) / es
+	for k := 0; k < total; k++ {
+		off := 0
+		for i := 0; i < rank; i++ {
+			off += idx[i] * strides[perm[i]]
+		}
+		out = append(out, b[off:off+es]...)
+		for i := rank - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < int(nd[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return out
+}

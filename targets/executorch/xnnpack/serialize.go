@@ -1,0 +1,284 @@
+package xnnpack
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/ir/sym"
+	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+)
+
+// Named is one constant the payload refers to by key (Program.named_data).
+type Named struct {
+	Key  string // lowercase sha256 hex of Data
+	Data []byte
+}
+
+// Payload is a serialized partition.
+type Payload struct {
+	Data  []byte           // XH00 header + XN01 graph
+	Graph *xnnfb.XNNGraphT // the graph that was packed
+	Named []Named          // constants, in first-use order, deduplicated
+	Args  []*ir.Value      // call operands passed at run time, in external-id order (the call's results follow)
+}
+
+// ConstFunc returns the bytes of a call operand that is a constant (ok
+// false for an operand the runtime passes in).
+type ConstFunc func(v *ir.Value) (data []byte, ok bool, err error)
+
+const (
+	internal      = math.MaxUint32
+	flagInput     = 1
+	flagOutput    = 2
+	debugInserted = 65535
+)
+
+// Serialize turns one executorch_call_delegate node into the XNNPACK payload.
+func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error) {
+	if call.Op != OpCallDelegate || len(call.Args) < 2 || call.Args[0].Kind != ir.ArgGraph {
+		return nil, call.Errorf("xnnpack: not an executorch_call_delegate node")
+	}
+	if call.Args[1].Str != BackendID {
+		return nil, call.Errorf("xnnpack: delegate backend %q, want %q", call.Args[1].Str, BackendID)
+	}
+	region := call.Args[0].Graph
+	s := &ser{env: env, g: &xnnfb.XNNGraphT{Version: "0"}, ids: map[*ir.Value]uint32{}, nhwc: map[*ir.Value]uint32{},
+		consts: map[*ir.Value][]byte{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
+		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}}
+	s.g.ConstantData = []*xnnfb.ConstantDataOffsetT{{}}
+	s.g.InputIds, s.g.OutputIds = []uint32{}, []uint32{}
+	operands := call.Args[2:]
+	if len(operands) != len(region.Inputs) {
+		return nil, call.Errorf("xnnpack: %d operands for %d region inputs", len(operands), len(region.Inputs))
+	}
+	pay := &Payload{}
+	var ext uint32
+	var inputs []*ir.Value
+	for i, a := range operands {
+		if a.Kind != ir.ArgValue {
+			return nil, call.Errorf("xnnpack: operand %d is not a value", i)
+		}
+		b, ok, err := constant(a.Value)
+		if err != nil {
+			return nil, call.Errorf("xnnpack: operand %s: %v", a.Value, err)
+		}
+		if ok {
+			s.consts[region.Inputs[i]] = b
+			continue
+		}
+		if a.Value.Tensor() == nil {
+			return nil, call.Errorf("xnnpack: operand %s is a %s; delegate arguments must be tensors", a.Value, a.Value.Type)
+		}
+		pay.Args = append(pay.Args, a.Value)
+		inputs = append(inputs, region.Inputs[i])
+	}
+	for _, v := range inputs {
+		id, err := s.define(v, dimsOf(v, env), ext, flagInput, 0)
+		if err != nil {
+			return nil, err
+		}
+		s.ids[v] = id
+		s.g.InputIds = append(s.g.InputIds, id)
+		ext++
+	}
+	outs := region.Outputs()
+	for i, a := range outs {
+		if a.Kind != ir.ArgValue || a.Value.Def == nil {
+			return nil, call.Errorf("xnnpack: region output %d is not a node result (pass-through outputs are rejected by XNNPACK)", i)
+		}
+		if _, dup := s.outExt[a.Value]; dup {
+			return nil, call.Errorf("xnnpack: region output %s is returned twice", a.Value)
+		}
+		s.outExt[a.Value] = ext
+		ext++
+	}
+	s.g.NumExterns = ext
+	s.planLinearViews(region)
+	s.planFusion(region)
+	var handle uint32
+	for _, n := range region.Nodes() {
+		if s.skip[n] {
+			continue
+		}
+		// Debug handles number the serialized IR nodes from 1.
+		s.handle = handle + 1
+		before := len(s.g.Xnodes)
+		if err := s.node(n); err != nil {
+			return nil, n.Errorf("xnnpack: %v", err)
+		}
+		if len(s.g.Xnodes) > before {
+			handle++
+		}
+	}
+	for _, a := range outs {
+		id, err := s.get(a.Value)
+		if err != nil {
+			return nil, err
+		}
+		s.g.OutputIds = append(s.g.OutputIds, id)
+	}
+	b := flatbuffers.NewBuilder(1024)
+	b.FinishWithFileIdentifier(s.g.Pack(b), []byte("XN01"))
+	pay.Data = wrap(b.FinishedBytes())
+	pay.Graph = s.g
+	pay.Named = s.namedList
+	return pay, nil
+}
+
+type ser struct {
+	env       *sym.Env
+	g         *xnnfb.XNNGraphT
+	ids       map[*ir.Value]uint32 // value id of the NCHW (as-typed) form
+	nhwc      map[*ir.Value]uint32 // value id of the NHWC form of a rank-4 value
+	consts    map[*ir.Value][]byte // region inputs holding constants
+	outExt    map[*ir.Value]uint32 // region outputs → external id
+	named     map[string]bool
+	namedList []Named
+	fused     map[*ir.Value]*ir.Node // producer result → the clamp fused into it
+	fcIn      map[*ir.Node]*ir.Value // fully-connected input read before linear's flattening view
+	fcOut     map[*ir.Node]*ir.Value // fully-connected output written as linear's restoring view
+	skip      map[*ir.Node]bool
+	handle    uint32
+}
+
+func datatype(d ir.DType) (xnnfb.XNNDatatype, error) {
+	switch d {
+	case ir.Float32:
+		return xnnfb.XNNDatatypexnn_datatype_fp32, nil
+	case ir.Float16:
+		return xnnfb.XNNDatatypexnn_datatype_fp16, nil
+	}
+	return 0, fmt.Errorf("dtype %s has no XNNPACK datatype here", d)
+}
+
+// dimsOf is v's shape at its upper bounds; a 0-d tensor is [1] (as exir).
+func dimsOf(v *ir.Value, env *sym.Env) []uint32 {
+	t := v.Tensor()
+	if t.Rank() == 0 {
+		return []uint32{1}
+	}
+	out := make([]uint32, t.Rank())
+	for i, d := range t.Shape {
+		if k, ok := d.Const(); ok {
+			out[i] = uint32(k)
+		} else if env != nil {
+			out[i] = uint32(env.UpperBound(d).V)
+		}
+	}
+	return out
+}
+
+func permDims(d []uint32, perm []int) []uint32 {
+	out := make([]uint32, len(perm))
+	for i, p := range perm {
+		out[i] = d[p]
+	}
+	return out
+}
+
+var (
+	toNHWC = []int{0, 2, 3, 1}
+	toNCHW = []int{0, 3, 1, 2}
+)
+
+// define appends a tensor value and returns its id.
+func (s *ser) define(v *ir.Value, dims []uint32, ext, flags, constIdx uint32) (uint32, error) {
+	dt, err := datatype(v.Tensor().DType)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", v, err)
+	}
+	id := uint32(len(s.g.Xvalues))
+	s.g.Xvalues = append(s.g.Xvalues, &xnnfb.XValueT{XvalueUnion: &xnnfb.XValueUnionT{Type: xnnfb.XValueUnionXNNTensorValue, Value: &xnnfb.XNNTensorValueT{
+		Datatype: dt, NumDims: uint32(len(dims)), Dims: dims, ConstantBufferIdx: constIdx, ExternalId: ext, Flags: flags, IdOut: id,
+	}}})
+	return id, nil
+}
+
+// constValue defines a constant value holding data (named by its sha256).
+func (s *ser) constValue(v *ir.Value, dims []uint32, data []byte) (uint32, error) {
+	sum := sha256.Sum256(data)
+	key := hex.EncodeToString(sum[:])
+	if !s.named[key] {
+		s.named[key] = true
+		s.namedList = append(s.namedList, Named{Key: key, Data: data})
+	}
+	s.g.ConstantData = append(s.g.ConstantData, &xnnfb.ConstantDataOffsetT{Offset: math.MaxUint64, Size: uint64(len(data)), NamedKey: key})
+	return s.define(v, dims, internal, 0, uint32(len(s.g.ConstantData)-1))
+}
+
+// output defines the (NCHW) value of a node result r, external when r is
+// a region output.
+func (s *ser) output(r *ir.Value) (uint32, error) {
+	ext, flags := uint32(internal), uint32(0)
+	if e, ok := s.outExt[r]; ok {
+		ext, flags = e, flagOutput
+	}
+	id, err := s.define(r, dimsOf(r, s.env), ext, flags, 0)
+	s.ids[r] = id
+	return id, err
+}
+
+// outputNHWC defines the NHWC form of a rank-4 result r (internal).
+func (s *ser) outputNHWC(r *ir.Value) (uint32, error) {
+	id, err := s.define(r, permDims(dimsOf(r, s.env), toNHWC), internal, 0, 0)
+	s.nhwc[r] = id
+	return id, err
+}
+
+// get returns the id of v's as-typed form, materializing it from the NHWC
+// form or defining a constant on first use.
+func (s *ser) get(v *ir.Value) (uint32, error) {
+	if id, ok := s.ids[v]; ok {
+		return id, nil
+	}
+	if b, ok := s.consts[v]; ok {
+		id, err := s.constValue(v, dimsOf(v, s.env), b)
+		s.ids[v] = id
+		return id, err
+	}
+	if src, ok := s.nhwc[v]; ok {
+		id, err := s.output(v)
+		if err != nil {
+			return 0, err
+		}
+		s.transpose(src, id, toNCHW)
+		return id, nil
+	}
+	return 0, fmt.Errorf("%s has no XNNPACK value", v)
+}
+
+// getNHWC returns the id of the NHWC form of rank-4 v, inserting a static
+// transpose when it has none yet.
+func (s *ser) getNHWC(v *ir.Value) (uint32, error) {
+	if id, ok := s.nhwc[v]; ok {
+		return id, nil
+	}
+	src, err := s.get(v)
+	if err != nil {
+		return 0, err
+	}
+	id, err := s.define(v, permDims(dimsOf(v, s.env), toNHWC), internal, 0, 0)
+	if err != nil {
+		return 0, err
+	}
+	s.nhwc[v] = id
+	s.transpose(src, id, toNHWC)
+	return id, nil
+}
+
+func (s *ser) transpose(in, out uint32, perm []int) {
+	p := make([]uint32, len(perm))
+	for i, x := range perm {
+		p[i] = uint32(x)
+	}
+	s.add(xnnfb.XNodeUnionXNNStaticTranspose, &xnnfb.XNNStaticTransposeT{NumDims: uint32(len(p)), Perm: p, InputId: in, OutputId: out}, debugInserted, nil)
+}
+
+func (s *ser) add(kind xnnfb.XNodeUnion, payload interface{}, handle uint32, mm *xnnfb.OutputMinMaxT) {
+	s.g.Xnodes = append(s.g.Xnodes, &xnnfb.XNodeT{XnodeUnion: &xnnfb.XNodeUnionT{Type: kind, Value: payload}, DebugHandle: handle, OutputMinMax: mm})
+}
