@@ -15,6 +15,10 @@ import (
 type Allowance struct {
 	// Pass is the pass's name.
 	Pass string
+	// Backend, when set, limits the allowance to exports of that backend
+	// (a shared driver pass such as backend-prepare changes values for one
+	// backend only).
+	Backend string
 	// Reason says what the pass changes and why that is acceptable.
 	Reason string
 	// Check verifies the declared difference between the user outputs

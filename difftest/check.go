@@ -22,6 +22,7 @@ type config struct {
 	allow      map[string]Allowance
 	base       pm.Config
 	weights    *interp.WeightCache
+	backend    string // the export's backend, for backend-scoped allowances
 }
 
 // WithSeed seeds input generation and random ops (default 1).
@@ -77,7 +78,11 @@ func (c *config) allowance(pass string) (Allowance, bool) {
 	if a, ok := c.allow[pass]; ok {
 		return a, true
 	}
-	return Declared(pass)
+	a, ok := Declared(pass)
+	if ok && a.Backend != "" && a.Backend != c.backend {
+		return Allowance{}, false
+	}
+	return a, ok
 }
 
 // Mismatch is a pass that changed what a program computes.
@@ -205,6 +210,7 @@ func newExport(pl *pm.Pipeline, opts []pm.ExportOption) (*pm.Export, error) {
 // modified.
 func Check(p *ir.Program, pl *pm.Pipeline, opts ...Option) error {
 	c := newConfig(opts)
+	c.backend = pl.Backend
 	samples, ref, err := c.prepare(p)
 	if err != nil {
 		return err
