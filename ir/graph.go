@@ -29,6 +29,9 @@ type Graph struct {
 func newGraph(name string, p *Program, parent *Node) *Graph {
 	g := &Graph{Name: name, Program: p, Parent: parent, names: map[string]*Value{}}
 	g.ret.Graph = g
+	if parent != nil && p != nil {
+		p.regionsMade++
+	}
 	return g
 }
 
@@ -259,12 +262,12 @@ func (g *Graph) checkArgGraph(a *Arg, n *Node) error {
 		}
 	})
 	if a.Kind == ArgGraph && a.Graph != nil {
-		a.Graph.Parent = n
+		adoptRegion(a.Graph, n)
 	}
 	if a.Kind == ArgList {
 		for i := range a.List {
 			if a.List[i].Kind == ArgGraph && a.List[i].Graph != nil {
-				a.List[i].Graph.Parent = n
+				adoptRegion(a.List[i].Graph, n)
 			}
 		}
 	}
@@ -339,7 +342,7 @@ func (n *Node) SetArg(i int, a Arg) {
 	n.Args[i] = a
 	n.Args[i].walkValues(func(v *Value) { v.uses = append(v.uses, n) })
 	if a.Kind == ArgGraph && a.Graph != nil {
-		a.Graph.Parent = n
+		adoptRegion(a.Graph, n)
 	}
 }
 
@@ -350,7 +353,7 @@ func (n *Node) SetArgs(args []Arg) {
 	n.addUses()
 	for i := range args {
 		if args[i].Kind == ArgGraph && args[i].Graph != nil {
-			args[i].Graph.Parent = n
+			adoptRegion(args[i].Graph, n)
 		}
 	}
 }
@@ -394,18 +397,7 @@ func (n *Node) Result() *Value {
 // Regions returns the graphs n owns, in argument order.
 func (n *Node) Regions() []*Graph {
 	var out []*Graph
-	for _, a := range n.Args {
-		if a.Kind == ArgGraph && a.Graph != nil {
-			out = append(out, a.Graph)
-		}
-		if a.Kind == ArgList {
-			for _, e := range a.List {
-				if e.Kind == ArgGraph && e.Graph != nil {
-					out = append(out, e.Graph)
-				}
-			}
-		}
-	}
+	n.forEachRegion(func(g *Graph) { out = append(out, g) })
 	return out
 }
 

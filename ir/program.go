@@ -25,6 +25,11 @@ type Program struct {
 	ModuleCallGraph []ModuleCall
 	// Meta is program-level metadata (export metadata, schema version, origin).
 	Meta Meta
+
+	// regionsMade counts the region graphs ever created for this program
+	// (graphs_iter.go): while it is 0, no node can own a region, and
+	// ForEachGraph skips reading every node's arguments.
+	regionsMade int
 }
 
 // NewProgram returns a program with an empty main graph named "forward".
@@ -261,25 +266,14 @@ func (m Meta) Clone() Meta { return Meta{entries: append([]KV(nil), m.entries...
 // Graphs returns the main graph followed by every region graph, depth first, in order.
 func (p *Program) Graphs() []*Graph {
 	var out []*Graph
-	var walk func(g *Graph)
-	walk = func(g *Graph) {
-		out = append(out, g)
-		for n := g.first; n != nil; n = n.next {
-			for _, r := range n.Regions() {
-				walk(r)
-			}
-		}
-	}
-	walk(p.Main)
+	p.ForEachGraph(func(g *Graph) { out = append(out, g) })
 	return out
 }
 
 // NumNodes counts the nodes of all graphs.
 func (p *Program) NumNodes() int {
 	total := 0
-	for _, g := range p.Graphs() {
-		total += g.numNodes
-	}
+	p.ForEachGraph(func(g *Graph) { total += g.numNodes })
 	return total
 }
 

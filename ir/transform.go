@@ -8,9 +8,7 @@ func DCE(g *Graph) int {
 	removed := 0
 	for n := g.last; n != nil; {
 		prev := n.prev
-		for _, r := range n.Regions() {
-			removed += DCE(r)
-		}
+		n.forEachRegion(func(r *Graph) { removed += DCE(r) })
 		if isDead(n) {
 			n.eraseUnchecked()
 			removed++
@@ -151,7 +149,7 @@ func fixRegionParents(a *Arg, owner *Node) {
 	switch a.Kind {
 	case ArgGraph:
 		if a.Graph != nil {
-			a.Graph.Parent = owner
+			adoptRegion(a.Graph, owner)
 		}
 	case ArgList:
 		for i := range a.List {

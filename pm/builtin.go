@@ -94,10 +94,21 @@ func stageBackends(stage string) []string {
 }
 
 // snapshot lists every node of every graph, regions included, as they are now.
+// It walks the program once (counting each graph's nodes is free) and
+// allocates one slice.
 func snapshot(p *ir.Program) []*ir.Node {
-	var out []*ir.Node
-	for _, g := range p.Graphs() {
-		out = append(out, g.Nodes()...)
+	var graphs [8]*ir.Graph
+	gs := graphs[:0]
+	total := 0
+	p.ForEachGraph(func(g *ir.Graph) {
+		gs = append(gs, g)
+		total += g.Len()
+	})
+	out := make([]*ir.Node, 0, total)
+	for _, g := range gs {
+		for n := g.First(); n != nil; n = n.Next() {
+			out = append(out, n)
+		}
 	}
 	return out
 }

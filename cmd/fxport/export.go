@@ -185,7 +185,12 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		if multi {
 			dest = filepath.Join(*out, stem+"."+t.cli+".fxir")
 			if hasEmitter(t) {
+				// One file per target: the ExecuTorch backends share the
+				// .pte extension, so their files carry the target's name.
 				native = filepath.Join(*out, stem+t.ext)
+				if t.target == pm.TargetExecuTorch {
+					native = filepath.Join(*out, stem+"."+t.cli+t.ext)
+				}
 			}
 		}
 		if err := exportOne(src.Clone(), t, dest, native, *pipelineText, exclude, include, rf, *report, emitOpts, stdout, stderr); err != nil {

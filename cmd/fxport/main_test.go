@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fxport/fxport/ir"
@@ -43,7 +44,9 @@ func TestPassesMarkdownIsFresh(t *testing.T) {
 	require.NoError(t, err)
 	// The test-only pass above is registered in this binary; leave it out.
 	got := strings.ReplaceAll(passesMarkdown(pm.Targets()), "| transform | `test-crash` | panic when the program asks for it (tests only) |\n", "")
-	require.Equal(t, string(want), got, "docs/passes.md is stale: run `make generate`")
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Fatalf("docs/passes.md is stale: run `make generate` (-want +got):\n%s", d)
+	}
 }
 
 func TestPassesListsEveryStage(t *testing.T) {
@@ -175,4 +178,19 @@ func TestExportExcludePatch(t *testing.T) {
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.NotContains(t, string(b), "where-promote")
+}
+
+func TestExportAllWritesOneNativeFilePerTarget(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := fxport(t, "export", example, "--target", "all", "-o", dir)
+	require.Equal(t, 0, code, errOut)
+	for _, name := range []string{"program.pt2", "program.onnx", "program.executorch-portable.pte", "program.executorch-xnnpack.pte"} {
+		_, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err, name)
+	}
+	portable, err := os.ReadFile(filepath.Join(dir, "program.executorch-portable.pte"))
+	require.NoError(t, err)
+	xnn, err := os.ReadFile(filepath.Join(dir, "program.executorch-xnnpack.pte"))
+	require.NoError(t, err)
+	require.NotEqual(t, portable, xnn, "the xnnpack file must not overwrite the portable one")
 }

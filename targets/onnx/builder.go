@@ -37,6 +37,10 @@ type Builder struct {
 	nameNode *ir.Node
 	nameOps  map[string]int
 	keyBuf   []byte // scratch for constant keys
+	slab     slabs  // nodes and one-output lists (slab.go)
+	// scope prefixes node names inside a subgraph body ("" in the main
+	// graph), so body nodes never share a name with the graph around them.
+	scope string
 }
 
 func newBuilder(p *ir.Program, opset int) *Builder {
@@ -106,7 +110,7 @@ func (b *Builder) nodeName(opType string) string {
 	}
 	k := b.nameOps[opType]
 	b.nameOps[opType] = k + 1
-	name := "node." + b.cur.Results[0].Name + "." + opType
+	name := "node." + b.scope + b.cur.Results[0].Name + "." + opType
 	if k > 0 {
 		name += "__" + strconv.Itoa(k)
 	}
@@ -121,7 +125,8 @@ func (b *Builder) tmpBase() string {
 }
 
 func (b *Builder) add(opType string, inputs, outputs []string, attrs []*pb.AttributeProto) {
-	node := &pb.NodeProto{Input: inputs, Output: outputs, OpType: &opType, Attribute: attrs}
+	node := b.slab.node()
+	node.Input, node.Output, node.OpType, node.Attribute = inputs, outputs, &opType, attrs
 	if b.cur != nil && len(b.cur.Results) > 0 {
 		name := b.nodeName(opType)
 		node.Name = &name
@@ -132,7 +137,7 @@ func (b *Builder) add(opType string, inputs, outputs []string, attrs []*pb.Attri
 // Tmp adds a single-output node whose result is an intermediate value.
 func (b *Builder) Tmp(opType string, inputs []string, attrs ...*pb.AttributeProto) string {
 	out := b.fresh(b.tmpBase())
-	b.add(opType, inputs, []string{out}, attrs)
+	b.add(opType, inputs, b.slab.oneOutput(out), attrs)
 	return out
 }
 
@@ -150,7 +155,7 @@ func (b *Builder) TmpN(opType string, inputs []string, n int, attrs ...*pb.Attri
 // output reserved for it) and binds v to it.
 func (b *Builder) Emit(v *ir.Value, opType string, inputs []string, attrs ...*pb.AttributeProto) string {
 	out := b.resultName(v)
-	b.add(opType, inputs, []string{out}, attrs)
+	b.add(opType, inputs, b.slab.oneOutput(out), attrs)
 	b.names[v] = out
 	return out
 }

@@ -86,10 +86,17 @@ func checkDistinctIO(m *pb.ModelProto) error {
 	for _, i := range g.GetInput() {
 		seen[i.GetName()] = true
 	}
-	producers := map[string]int{}
+	// Count producers of the graph outputs only: a lookup in this small map
+	// per node output is far cheaper than a set of every value name.
+	producers := make(map[string]int, len(g.GetOutput()))
+	for _, o := range g.GetOutput() {
+		producers[o.GetName()] = 0
+	}
 	for _, n := range g.GetNode() {
 		for _, o := range n.GetOutput() {
-			producers[o]++
+			if c, ok := producers[o]; ok {
+				producers[o] = c + 1
+			}
 		}
 	}
 	for _, o := range g.GetOutput() {
@@ -126,28 +133,33 @@ func checkInitializerNames(m *pb.ModelProto) error {
 
 func checkTopological(m *pb.ModelProto) error {
 	g := m.GetGraph()
-	def := map[string]bool{"": true}
+	size := 1 + len(g.GetInput()) + len(g.GetInitializer())
+	for _, n := range g.GetNode() {
+		size += len(n.GetOutput())
+	}
+	def := make(map[string]struct{}, size) // presized: no rehash while it grows
+	def[""] = struct{}{}
 	for _, i := range g.GetInput() {
-		def[i.GetName()] = true
+		def[i.GetName()] = struct{}{}
 	}
 	for _, t := range g.GetInitializer() {
-		def[t.GetName()] = true
+		def[t.GetName()] = struct{}{}
 	}
 	for _, n := range g.GetNode() {
 		for _, in := range n.GetInput() {
-			if !def[in] {
+			if _, ok := def[in]; !ok {
 				return fmt.Errorf("node %s (%s): input %q used before it is defined", n.GetName(), n.GetOpType(), in)
 			}
 		}
 		for _, o := range n.GetOutput() {
-			if def[o] {
+			if _, ok := def[o]; ok {
 				return fmt.Errorf("node %s (%s): output %q defined twice", n.GetName(), n.GetOpType(), o)
 			}
-			def[o] = true
+			def[o] = struct{}{}
 		}
 	}
 	for _, o := range g.GetOutput() {
-		if !def[o.GetName()] {
+		if _, ok := def[o.GetName()]; !ok {
 			return fmt.Errorf("graph output %q is never defined", o.GetName())
 		}
 	}

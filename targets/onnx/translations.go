@@ -126,7 +126,7 @@ func init() {
 			return r.err
 		}, "aten.bincount.default")
 	translation("ONNX-TR02", "translate-index-put",
-		"index_put as Where (bool mask) or ScatterND (one index tensor)\n\nA boolean mask whose values broadcast statically becomes Where(mask, Expand(values), self); one integer index tensor on dim 0 becomes ScatterND (reduction add when accumulate). Other forms fail with the reason.",
+		"index_put as Where (bool mask) or ScatterND (integer indices)\n\nA single boolean mask becomes Where(mask, Expand(values), self). Integer index tensors (any number, broadcast together, None entries as full slices, adjacent or not) become one ScatterND over self transposed so the indexed dims lead, with the full index tuple built by Expand/Unsqueeze/Concat and the values brought into [B, rest] order; reduction add when accumulate. A boolean mask mixed with other indices, and a boolean mask with accumulate, fail with the reason.",
 		lowerIndexPut, "aten.index_put.default")
 }
 
@@ -145,61 +145,35 @@ func lowerIndexPut(b *Builder, n *ir.Node) error {
 	if r.err != nil {
 		return r.err
 	}
-	var idx []*ir.Value
-	for i, el := range l.List {
-		if el.IsNone() {
-			return fmt.Errorf("index_put with a None index at position %d is not lowered", i)
-		}
-		idx = append(idx, el.Value)
-	}
-	if len(idx) != 1 {
-		return fmt.Errorf("index_put with %d index tensors is not lowered", len(idx))
-	}
-	it := idx[0].Tensor()
-	iv, err := b.Value(idx[0])
-	if err != nil {
-		return err
-	}
 	self := r.Shape("self")
-	if it.DType == ir.Bool {
-		if acc {
-			return fmt.Errorf("index_put with a boolean mask and accumulate=True is not lowered")
-		}
-		// Broadcast the mask to self's rank (trailing dims), values to self.
-		m := iv
-		if extra := len(self) - it.Rank(); extra > 0 {
-			axes := make([]int64, extra)
-			for i := range axes {
-				axes[i] = int64(it.Rank() + i)
-			}
-			m = b.Tmp("Unsqueeze", []string{m, b.I64s(axes...)})
-		}
-		shape := b.Tmp("Shape", []string{x})
-		v := b.Tmp("Expand", []string{vals, shape})
-		b.Emit(n.Results[0], "Where", []string{m, v, x})
-		return nil
+	if r.err != nil {
+		return r.err
 	}
-	// Integer index on dim 0: ScatterND with normalized (non-negative) indices.
-	i64, err := b.CastTo(iv, it.DType, ir.Int64)
+	if len(l.List) > len(self) {
+		return fmt.Errorf("index_put with %d indices on a rank-%d tensor", len(l.List), len(self))
+	}
+	if len(l.List) != 1 || l.List[0].IsNone() || l.List[0].Value.Tensor() == nil || l.List[0].Value.Tensor().DType != ir.Bool {
+		return lowerIndexPutInts(b, n, x, vals, acc, l.List, len(self))
+	}
+	it := l.List[0].Value.Tensor()
+	iv, err := b.Value(l.List[0].Value)
 	if err != nil {
 		return err
+	}
+	if acc {
+		return fmt.Errorf("index_put with a boolean mask and accumulate=True is not lowered")
+	}
+	// Broadcast the mask to self's rank (trailing dims), values to self.
+	m := iv
+	if extra := len(self) - it.Rank(); extra > 0 {
+		axes := make([]int64, extra)
+		for i := range axes {
+			axes[i] = int64(it.Rank() + i)
+		}
+		m = b.Tmp("Unsqueeze", []string{m, b.I64s(axes...)})
 	}
 	shape := b.Tmp("Shape", []string{x})
-	d0 := b.Tmp("Gather", []string{shape, b.I64(0)}, AttrInt("axis", 0))
-	neg := b.Tmp("Less", []string{i64, b.I64(0)})
-	i64 = b.Tmp("Where", []string{neg, b.Tmp("Add", []string{i64, d0}), i64})
-	ui := b.Tmp("Unsqueeze", []string{i64, b.I64s(-1)})
-	tail := b.Tmp("Slice", []string{shape, b.I64s(1), b.I64s(1 << 62)})
-	ushape := b.Tmp("Concat", []string{b.Tmp("Shape", []string{i64}), tail}, AttrInt("axis", 0))
-	upd := b.Tmp("Expand", []string{vals, ushape})
-	red := "none"
-	if acc {
-		red = "add"
-	}
-	b.Emit(n.Results[0], "ScatterND", []string{x, ui, upd}, AttrString("reduction", red))
+	v := b.Tmp("Expand", []string{vals, shape})
+	b.Emit(n.Results[0], "Where", []string{m, v, x})
 	return nil
-}
-
-func init() {
-	Unsupported("ONNX-TR11: only the first-order SSM combine is translatable (Loop); not implemented yet", "higher_order.associative_scan")
 }

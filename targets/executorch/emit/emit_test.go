@@ -212,9 +212,16 @@ func TestEmitMLP(t *testing.T) {
 	if md.Name != emit.MetadataMethod || !ok || !strings.Contains(s.StringVal, `"input_names":["x","mask"]`) {
 		t.Errorf("metadata method %s: %+v", md.Name, md.Values[0].Val.Value)
 	}
+	// The weight transposes of linear's decomposition are folded into
+	// constants (fold-constant-views): no permute_copy is left to run.
 	calls := methodShape(got.Program.ExecutionPlan[0]).Calls
-	if len(calls) == 0 || !strings.HasPrefix(calls[0], "aten::permute_copy.out") {
-		t.Errorf("calls %v", calls)
+	if len(calls) == 0 {
+		t.Errorf("no calls")
+	}
+	for _, c := range calls {
+		if strings.HasPrefix(c, "aten::permute_copy") {
+			t.Errorf("calls %v: a weight transpose is computed at run time", calls)
+		}
 	}
 }
 

@@ -81,12 +81,7 @@ func TestCorpusPlansNearLowerBound(t *testing.T) {
 var knownPlanGaps = map[string]struct {
 	ratio float64
 	why   string
-}{
-	"moe_router": {1.084, "19328 vs 17840 bytes: four experts each materialize three 8 KiB weight transposes " +
-		"(permute_copy of parameters, which exir constant-folds) between long-lived 1.5 KiB accumulators; " +
-		"every placement order tried (5 greedy orders × first/best fit, 512 perturbed orders, bounded two-ended fit) " +
-		"ends at 19328; folding permutes of constants would remove the 8 KiB blocks"},
-}
+}{}
 
 func isLowering(pass string) bool {
 	for _, n := range []string{"decompose-to-core", "to-dim-order-ops", "to-edge-views", "to-executorch-prim", "to-out-variants"} {

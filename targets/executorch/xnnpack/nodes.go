@@ -232,7 +232,7 @@ func (s *ser) node(n *ir.Node) error {
 	case "aten.cat.default":
 		return s.cat(n)
 	}
-	return fmt.Errorf("no XNNPACK visitor for %s", name)
+	return s.moreNode(n, name)
 }
 
 func (s *ser) fullyConnected(n *ir.Node) error {
@@ -400,28 +400,51 @@ func allFC(v *ir.Value) bool {
 
 func (s *ser) cat(n *ir.Node) error {
 	list := n.Arg("tensors").List
-	ids := make([]uint32, 5)
-	for i := range ids {
-		ids[i] = internal
-	}
-	for i, a := range list {
+	var ids [][]uint32 // id and dims of each input
+	for _, a := range list {
 		id, err := s.get(a.Value)
 		if err != nil {
 			return err
 		}
-		ids[i] = id
-	}
-	out, err := s.output(n.Results[0])
-	if err != nil {
-		return err
+		ids = append(ids, append([]uint32{id}, dimsOf(a.Value, s.env)...))
 	}
 	axis := n.Arg("dim").Int
 	if axis < 0 {
 		axis += int64(n.Results[0].Tensor().Rank())
 	}
-	kind := map[int]xnnfb.XNodeUnion{2: xnnfb.XNodeUnionXNNConcatenate2, 3: xnnfb.XNodeUnionXNNConcatenate3, 4: xnnfb.XNodeUnionXNNConcatenate4, 5: xnnfb.XNodeUnionXNNConcatenate5}[len(list)]
-	s.add(kind, &xnnfb.XNNCatT{Axis: uint32(axis), Input1Id: ids[0], Input2Id: ids[1], Input3Id: ids[2], Input4Id: ids[3], Input5Id: ids[4], OutputId: out}, s.handle, nil)
+	// More than five inputs: concatenate the first five into an internal
+	// value, then that and up to four more, until five or fewer are left.
+	for len(ids) > 5 {
+		dims := append([]uint32(nil), ids[0][1:]...)
+		for _, in := range ids[1:5] {
+			dims[axis] += in[1+axis]
+		}
+		tmp, err := s.define(n.Results[0], dims, internal, 0, 0)
+		if err != nil {
+			return err
+		}
+		s.catNode(axis, ids[:5], tmp)
+		ids = append([][]uint32{append([]uint32{tmp}, dims...)}, ids[5:]...)
+	}
+	out, err := s.output(n.Results[0])
+	if err != nil {
+		return err
+	}
+	s.catNode(axis, ids, out)
 	return nil
+}
+
+// catNode adds one XNNConcatenate2..5 of ins (each [id, dims...]).
+func (s *ser) catNode(axis int64, ins [][]uint32, out uint32) {
+	ids := make([]uint32, 5)
+	for i := range ids {
+		ids[i] = internal
+		if i < len(ins) {
+			ids[i] = ins[i][0]
+		}
+	}
+	kind := map[int]xnnfb.XNodeUnion{2: xnnfb.XNodeUnionXNNConcatenate2, 3: xnnfb.XNodeUnionXNNConcatenate3, 4: xnnfb.XNodeUnionXNNConcatenate4, 5: xnnfb.XNodeUnionXNNConcatenate5}[len(ins)]
+	s.add(kind, &xnnfb.XNNCatT{Axis: uint32(axis), Input1Id: ids[0], Input2Id: ids[1], Input3Id: ids[2], Input4Id: ids[3], Input5Id: ids[4], OutputId: out}, s.handle, nil)
 }
 
 // prelu runs in NHWC: the slope broadcasts over the channel (last) dim.

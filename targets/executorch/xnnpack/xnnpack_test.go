@@ -282,8 +282,9 @@ graph forward(%x: f32[4]) {
 	}
 }
 
-// ET-P38: prelu is delegated only for rank-4 inputs.
-func TestPreluRank(t *testing.T) {
+// ET-P38 (invariant, partitioner constraint): prelu is delegated only for
+// rank-4 inputs.
+func TestInvariant_ET_P38(t *testing.T) {
 	mk := func(shape string) string {
 		return `input w: parameter "w"
 input x: user_input

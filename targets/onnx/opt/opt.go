@@ -89,10 +89,13 @@ func Optimize(m *pb.ModelProto, opts Options) (Stats, error) {
 		// round: CSE resolves its merges in one forward walk and DCE runs
 		// after it, so a round where only those changed is a fixpoint.
 		again := false
+		// One table of known values serves fold and rewrite: fold adds what
+		// it folds, and rewrite only removes non-constant nodes.
+		known := o.constants()
 		if opts.foldLimit() > 0 {
-			again = o.fold() || again
+			again = o.fold(known) || again
 		}
-		again = o.rewrite() || again
+		again = o.rewrite(known) || again
 		again = o.identities() || again
 		o.cse()
 		if o.dce() && o.outputIdentities() {
@@ -159,32 +162,47 @@ func resolve(r map[string]string, name string) string {
 }
 
 func checkDefined(g *pb.GraphProto) error {
-	def := make(map[string]bool, len(g.Node)+len(g.Initializer)+len(g.Input)+1)
-	def[""] = true
+	size := len(g.Initializer) + len(g.Input) + 1
+	for _, n := range g.Node {
+		size += len(n.Output)
+	}
+	def := make(map[string]struct{}, size) // presized: no rehash while it grows
+	def[""] = struct{}{}
 	for _, v := range g.Input {
-		def[v.GetName()] = true
+		def[v.GetName()] = struct{}{}
 	}
 	for _, t := range g.Initializer {
-		def[t.GetName()] = true
+		def[t.GetName()] = struct{}{}
 	}
 	for _, n := range g.Node {
-		if len(subgraphs(n)) == 0 {
+		if !hasSubgraph(n) {
 			for _, in := range n.Input {
-				if !def[in] {
+				if _, ok := def[in]; !ok {
 					return fmt.Errorf("node %q (%s): input %q is not defined before it", n.GetName(), n.GetOpType(), in)
 				}
 			}
 		}
 		for _, out := range n.Output {
-			def[out] = true
+			def[out] = struct{}{}
 		}
 	}
 	for _, v := range g.Output {
-		if !def[v.GetName()] {
+		if _, ok := def[v.GetName()]; !ok {
 			return fmt.Errorf("graph output %q is never defined", v.GetName())
 		}
 	}
 	return nil
+}
+
+// hasSubgraph reports whether n has a graph attribute (subgraphs(n) is not
+// empty), without building the list.
+func hasSubgraph(n *pb.NodeProto) bool {
+	for _, a := range n.Attribute {
+		if a.G != nil || len(a.Graphs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func subgraphs(n *pb.NodeProto) []*pb.GraphProto {
@@ -224,16 +242,29 @@ func subgraphRefs(g *pb.GraphProto) map[string]bool {
 
 // dropInitializers removes initializers no node, output or subgraph reads.
 func (o *optimizer) dropInitializers() {
-	used := make(map[string]bool, 2*len(o.g.Node))
+	if len(o.g.Initializer) == 0 {
+		return
+	}
+	// Mark uses in a set of the initializer names only (far smaller than the
+	// set of every name a node reads).
+	used := make(map[string]bool, len(o.g.Initializer))
+	for _, t := range o.g.Initializer {
+		used[t.GetName()] = false
+	}
+	mark := func(name string) {
+		if u, ok := used[name]; ok && !u {
+			used[name] = true
+		}
+	}
 	for name := range o.outputs() {
-		used[name] = true
+		mark(name)
 	}
 	for name := range o.pinned {
-		used[name] = true
+		mark(name)
 	}
 	for _, n := range o.g.Node {
 		for _, in := range n.Input {
-			used[in] = true
+			mark(in)
 		}
 	}
 	kept := o.g.Initializer[:0]

@@ -94,12 +94,12 @@ func (o *optimizer) staticShapes() map[string][]int64 {
 }
 
 // fold replaces foldable nodes by Constants.
-func (o *optimizer) fold() bool {
-	known := o.constants()
+// known is the table of constants (constants), extended with what it folds.
+func (o *optimizer) fold(known map[string]*tensor) bool {
 	shapes := o.staticShapes()
 	changed := false
 	for _, n := range o.g.Node {
-		if !defaultDomain(n) || len(n.Output) != 1 || len(subgraphs(n)) > 0 || n.GetOpType() == "Constant" {
+		if !defaultDomain(n) || len(n.Output) != 1 || hasSubgraph(n) || n.GetOpType() == "Constant" {
 			continue
 		}
 		if _, never := neverFold[n.GetOpType()]; never {
@@ -203,8 +203,8 @@ func isNeutral(op string, c *tensor) bool {
 }
 
 // rewrite applies the exact algebraic identities x+0, x-0, x*1, x/1.
-func (o *optimizer) rewrite() bool {
-	known := o.constants()
+// known is the table of constants (constants).
+func (o *optimizer) rewrite(known map[string]*tensor) bool {
 	outs := o.outputs()
 	r := map[string]string{}
 	changed := false
@@ -332,7 +332,7 @@ func (o *optimizer) cse() bool {
 		for i, in := range n.Input {
 			n.Input[i] = resolve(r, in)
 		}
-		if len(n.Output) == 0 || len(subgraphs(n)) > 0 || cseExcluded(n.GetOpType()) {
+		if len(n.Output) == 0 || hasSubgraph(n) || cseExcluded(n.GetOpType()) {
 			kept = append(kept, n)
 			continue
 		}

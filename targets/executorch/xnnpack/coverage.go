@@ -1,0 +1,96 @@
+package xnnpack
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+)
+
+// KindCoverage says whether the serializer writes one XN01 node kind: the
+// edge ops whose visitors produce it, or why it is never written.
+type KindCoverage struct {
+	Kind   xnnfb.XNodeUnion
+	Ops    []string // edge ops (IR names) lowered to this kind; empty when not written
+	Reason string   // why the kind is not written (Ops empty), or a note
+}
+
+// coverage lists every XNodeUnion member (coverage_test.go checks that the
+// list is complete, that each op has a support rule, and that the numeric
+// tests exercise every written kind).
+var coverage = map[xnnfb.XNodeUnion]KindCoverage{
+	xnnfb.XNodeUnionXNNAdd:                       {Ops: []string{"aten.add.Tensor"}},
+	xnnfb.XNodeUnionXNNFullyConnected:            {Ops: []string{"aten.addmm.default", "aten.mm.default"}, Reason: "linear reaches it as permute_copy + addmm/mm"},
+	xnnfb.XNodeUnionXNNSoftmax:                   {Ops: []string{"aten._softmax.default"}},
+	xnnfb.XNodeUnionXNNSigmoid:                   {Ops: []string{"aten.sigmoid.default"}},
+	xnnfb.XNodeUnionXNNStaticTranspose:           {Ops: []string{"aten.permute_copy.default"}, Reason: "also the NCHW↔NHWC layout transposes (debug handle 65535)"},
+	xnnfb.XNodeUnionXNNClamp:                     {Ops: []string{"aten.relu.default", "aten.hardtanh.default", "aten.clamp.default"}, Reason: "fused into the producer's output_min_max where possible"},
+	xnnfb.XNodeUnionXNNConv2d:                    {Ops: []string{"aten.convolution.default"}},
+	xnnfb.XNodeUnionXNNDiv:                       {Ops: []string{"aten.div.Tensor"}},
+	xnnfb.XNodeUnionXNNStaticResizeBilinear2D:    {Reason: "upsample_bilinear2d.vec is not claimed: targets/executorch/run has no kernel for this kind, so a serializer could not be checked numerically"},
+	xnnfb.XNodeUnionXNNStaticConstantPad:         {Ops: []string{"aten.constant_pad_nd.default"}},
+	xnnfb.XNodeUnionXNNAvgPooling2d:              {Ops: []string{"aten.avg_pool2d.default"}},
+	xnnfb.XNodeUnionXNNMinimum:                   {Ops: []string{"aten.minimum.default"}},
+	xnnfb.XNodeUnionXNNDepthwiseConv2d:           {Ops: []string{"aten.convolution.default"}, Reason: "groups = input channels, one filter per group"},
+	xnnfb.XNodeUnionXNNMaxPooling2d:              {Ops: []string{"aten.max_pool2d.default"}},
+	xnnfb.XNodeUnionXNNMultiply:                  {Ops: []string{"aten.mul.Tensor"}},
+	xnnfb.XNodeUnionXNNSubtract:                  {Ops: []string{"aten.sub.Tensor"}},
+	xnnfb.XNodeUnionXNNFloor:                     {Ops: []string{"aten.floor.default"}},
+	xnnfb.XNodeUnionXNNConvert:                   {Reason: "quantized partitions (quantize/dequantize per tensor) are not delegated"},
+	xnnfb.XNodeUnionXNNGlobalAvgPooling2d:        {Ops: []string{"aten.mean.dim"}},
+	xnnfb.XNodeUnionXNNStaticReshape:             {Ops: []string{"aten.view_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}},
+	xnnfb.XNodeUnionXNNArgMaxPooling2d:           {Reason: "max_pool2d_with_indices is not claimed (the partitioner takes single-result nodes; exir does not emit this kind either)"},
+	xnnfb.XNodeUnionXNNSquareRoot:                {Ops: []string{"aten.sqrt.default"}},
+	xnnfb.XNodeUnionXNNCeiling:                   {Ops: []string{"aten.ceil.default"}},
+	xnnfb.XNodeUnionXNNHardswish:                 {Ops: []string{"aten.hardswish.default"}},
+	xnnfb.XNodeUnionXNNLeakyReLU:                 {Ops: []string{"aten.leaky_relu.default"}},
+	xnnfb.XNodeUnionXNNMaximum:                   {Ops: []string{"aten.maximum.default"}},
+	xnnfb.XNodeUnionXNNNegate:                    {Ops: []string{"aten.neg.default"}},
+	xnnfb.XNodeUnionXNNSquare:                    {Ops: []string{"aten.pow.Tensor_Scalar"}, Reason: "exponent 2 only"},
+	xnnfb.XNodeUnionXNNELU:                       {Ops: []string{"aten.elu.default"}, Reason: "scale = input_scale = 1"},
+	xnnfb.XNodeUnionXNNAbs:                       {Ops: []string{"aten.abs.default"}},
+	xnnfb.XNodeUnionXNNPReLU:                     {Ops: []string{"aten.prelu.default", "aten._prelu_kernel.default"}, Reason: "rank-4 input (ET-P38)"},
+	xnnfb.XNodeUnionXNNConcatenate2:              {Ops: []string{"aten.cat.default"}},
+	xnnfb.XNodeUnionXNNConcatenate3:              {Ops: []string{"aten.cat.default"}},
+	xnnfb.XNodeUnionXNNConcatenate4:              {Ops: []string{"aten.cat.default"}},
+	xnnfb.XNodeUnionXNNConcatenate5:              {Ops: []string{"aten.cat.default"}, Reason: "more than five inputs are chained"},
+	xnnfb.XNodeUnionXNNStaticSlice:               {Ops: []string{"aten.slice_copy.Tensor"}, Reason: "step 1, static shapes"},
+	xnnfb.XNodeUnionXNNScaledDotProductAttention: {Reason: "the XNNPACK runtime does not implement this tag"},
+	xnnfb.XNodeUnionXNNBatchMatrixMultiply:       {Ops: []string{"aten.bmm.default"}},
+	xnnfb.XNodeUnionXNNConvTranspose2d:           {Reason: "transposed convolution is not claimed: targets/executorch/run has no kernel for this kind, so a serializer could not be checked numerically"},
+	xnnfb.XNodeUnionXNNReciprocalSquareRoot:      {Ops: []string{"aten.rsqrt.default"}},
+	xnnfb.XNodeUnionXNNLog:                       {Ops: []string{"aten.log.default"}},
+	xnnfb.XNodeUnionXNNGelu:                      {Ops: []string{"aten.gelu.default"}, Reason: "fp32 only"},
+	xnnfb.XNodeUnionXNNTanh:                      {Ops: []string{"aten.tanh.default"}},
+	xnnfb.XNodeUnionXNNExp:                       {Ops: []string{"aten.exp.default"}},
+	xnnfb.XNodeUnionXNNSin:                       {Ops: []string{"aten.sin.default"}},
+	xnnfb.XNodeUnionXNNCopy:                      {Ops: []string{"dim_order_ops._clone_dim_order.default"}, Reason: "dim order preserved"},
+	xnnfb.XNodeUnionXNNCos:                       {Ops: []string{"aten.cos.default"}},
+}
+
+// Coverage returns every XN01 node kind, in tag order.
+func Coverage() []KindCoverage {
+	var out []KindCoverage
+	for k, c := range coverage {
+		c.Kind = k
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out
+}
+
+// CoverageMarkdown renders Coverage as the table in
+// docs/targets/executorch.md.
+func CoverageMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| tag | XN01 node kind | written for | note / reason not written |\n|---|---|---|---|\n")
+	for _, c := range Coverage() {
+		ops := "**not written**"
+		if len(c.Ops) > 0 {
+			ops = "`" + strings.Join(c.Ops, "`, `") + "`"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", c.Kind, c.Kind, ops, c.Reason)
+	}
+	return b.String()
+}

@@ -1,0 +1,239 @@
+package xnnpack_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fxport/fxport/interp"
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/emit"
+	"github.com/fxport/fxport/targets/executorch/pte"
+	"github.com/fxport/fxport/targets/executorch/run"
+)
+
+// checkNumeric exports src to an XNNPACK .pte (pipeline, emit, encode,
+// decode), runs it with targets/executorch/run and compares every output
+// with the interpreter's on the unlowered IR. It requires that every node
+// kind in kinds appears in a delegate graph and that none of the ops in
+// delegated is left outside a delegate, and returns the delegate graphs'
+// node kinds.
+func checkNumeric(t *testing.T, src string, kinds []string, delegated []string) []string {
+	t.Helper()
+	ref, err := ir.Parse([]byte(src), "numeric.fxir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ins []interp.Value
+	for i, v := range interp.UserInputs(ref) {
+		shape, ok := v.Tensor().StaticShape()
+		if !ok {
+			t.Fatalf("input %s: static shapes only", v)
+		}
+		n := int64(1)
+		for _, d := range shape {
+			n *= d
+		}
+		xs := make([]float64, n)
+		for k := range xs {
+			xs[k] = math.Sin(float64(k*7+i*3+1)) * 2.5
+		}
+		ins = append(ins, interp.FromFloat64(v.Tensor().DType, shape, xs))
+	}
+	want, err := interp.Run(ref, ins, interp.Options{})
+	if err != nil {
+		t.Fatalf("interpreter: %v", err)
+	}
+	p, err := ir.Parse([]byte(src), "numeric.fxir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lower(t, p, "")
+	for _, n := range p.Main.Nodes() {
+		for _, d := range delegated {
+			if n.Op.Info().Name == d {
+				t.Fatalf("%s was not delegated:\n%s", d, ir.Print(p))
+			}
+		}
+	}
+	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
+	if err != nil {
+		t.Fatalf("emit: %v", err)
+	}
+	b, err := pte.Encode(ef)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	f, err := pte.Decode("numeric.pte", b)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	var got []string
+	for _, d := range f.Methods[0].Delegates {
+		for _, n := range d.XNNPACK.Graph.Xnodes {
+			got = append(got, n.XnodeUnion.Type.String())
+		}
+	}
+	all := strings.Join(got, " ")
+	for _, k := range kinds {
+		if !strings.Contains(" "+all+" ", " "+k+" ") {
+			t.Errorf("delegate graph lacks %s: %v", k, got)
+		}
+	}
+	outs, err := run.Run(f, ins, run.Options{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if len(outs) != len(want.Outputs) {
+		t.Fatalf("%d outputs, want %d", len(outs), len(want.Outputs))
+	}
+	for i := range outs {
+		g, ok1 := outs[i].(*interp.Tensor)
+		w, ok2 := want.Outputs[i].(*interp.Tensor)
+		if !ok1 || !ok2 {
+			t.Fatalf("output %d: %s vs %s", i, interp.Describe(outs[i]), interp.Describe(want.Outputs[i]))
+		}
+		if fmt.Sprint(g.Shape) != fmt.Sprint(w.Shape) {
+			t.Fatalf("output %d: shape %v, want %v", i, g.Shape, w.Shape)
+		}
+		gs, ws := g.Float64s(), w.Float64s()
+		for k := range ws {
+			if d := math.Abs(gs[k] - ws[k]); !(d <= 1e-5*(1+math.Abs(ws[k]))) {
+				t.Fatalf("output %d[%d] = %g, want %g (nodes %v)", i, k, gs[k], ws[k], got)
+			}
+		}
+	}
+	return got
+}
+
+func TestNumericMaxPool(t *testing.T) {
+	checkNumeric(t, `input x: user_input
+output user_output
+output user_output
+graph forward(%x: f32[1, 3, 7, 6]) {
+  %m: f32[1, 3, 3, 3] = aten.max_pool2d.default(%x, [3, 2], [2, 2])
+  %p: f32[1, 3, 4, 6] = aten.max_pool2d.default(%x, [3, 3], [2, 1], [1, 1], [1, 1])
+  %r: f32[1, 3, 4, 6] = aten.relu.default(%p)
+  return %m, %r
+}
+`, []string{"XNNMaxPooling2d", "XNNStaticTranspose"}, []string{"aten.max_pool2d.default"})
+}
+
+func TestNumericConstantPad(t *testing.T) {
+	checkNumeric(t, `input x: user_input
+output user_output
+graph forward(%x: f32[2, 3, 4]) {
+  %p: f32[2, 5, 7] = aten.constant_pad_nd.default(%x, [1, 2, 0, 2], -1.5)
+  %a: f32[2, 5, 7] = aten.add.Tensor(%p, %p)
+  return %a
+}
+`, []string{"XNNStaticConstantPad"}, []string{"aten.constant_pad_nd.default"})
+}
+
+func TestNumericSlice(t *testing.T) {
+	checkNumeric(t, `input x: user_input
+output user_output
+output user_output
+graph forward(%x: f32[4, 6, 5]) {
+  %s: f32[4, 3, 5] = aten.slice.Tensor(%x, 1, 2, 5)
+  %n: f32[4, 3, 5] = aten.neg.default(%s)
+  %e: f32[4, 6, 2] = aten.slice.Tensor(%x, -1, -2, 9223372036854775807)
+  %m: f32[4, 6, 2] = aten.mul.Tensor(%e, %e)
+  return %n, %m
+}
+`, []string{"XNNStaticSlice", "XNNNegate"}, []string{"aten.slice_copy.Tensor"})
+}
+
+func TestNumericBMM(t *testing.T) {
+	checkNumeric(t, `input x: user_input
+input y: user_input
+output user_output
+graph forward(%x: f32[2, 3, 4], %y: f32[2, 4, 5]) {
+  %b: f32[2, 3, 5] = aten.bmm.default(%x, %y)
+  %r: f32[2, 3, 5] = aten.tanh.default(%b)
+  return %r
+}
+`, []string{"XNNBatchMatrixMultiply", "XNNTanh"}, []string{"aten.bmm.default"})
+}
+
+// Unary kinds: ELU (alpha only), leaky relu, abs, neg, square, sqrt,
+// ceil, floor and the others the rules accept.
+func TestNumericUnary(t *testing.T) {
+	checkNumeric(t, `input x: user_input
+output user_output
+output user_output
+output user_output
+graph forward(%x: f32[3, 8]) {
+  %e: f32[3, 8] = aten.elu.default(%x, 0.7)
+  %l: f32[3, 8] = aten.leaky_relu.default(%e, 0.2)
+  %a: f32[3, 8] = aten.abs.default(%x)
+  %q: f32[3, 8] = aten.sqrt.default(%a)
+  %c: f32[3, 8] = aten.ceil.default(%q)
+  %f: f32[3, 8] = aten.floor.default(%l)
+  %s: f32[3, 8] = aten.pow.Tensor_Scalar(%f, 2)
+  %n: f32[3, 8] = aten.neg.default(%s)
+  %h: f32[3, 8] = aten.hardswish.default(%x)
+  %g: f32[3, 8] = aten.sigmoid.default(%h)
+  return %c, %n, %g
+}
+`, []string{"XNNELU", "XNNLeakyReLU", "XNNAbs", "XNNSquareRoot", "XNNCeiling", "XNNFloor", "XNNSquare", "XNNNegate", "XNNSigmoid"},
+		[]string{"aten.elu.default", "aten.leaky_relu.default", "aten.abs.default", "aten.ceil.default", "aten.floor.default"})
+}
+
+// mean over the spatial dims is global average pooling, in NHWC.
+func TestNumericGlobalAvgPool(t *testing.T) {
+	checkNumeric(t, `input x: user_input
+output user_output
+graph forward(%x: f32[2, 3, 4, 5]) {
+  %m: f32[2, 3, 1, 1] = aten.mean.dim(%x, [-1, -2], True)
+  %r: f32[2, 3, 1, 1] = aten.relu.default(%m)
+  return %r
+}
+`, []string{"XNNGlobalAvgPooling2d"}, []string{"aten.mean.dim"})
+}
+
+// cat of more than five inputs is chained: 7 inputs → Concatenate5 then
+// Concatenate3.
+func TestNumericCatChained(t *testing.T) {
+	var ins, params, refs []string
+	for i := 0; i < 7; i++ {
+		ins = append(ins, fmt.Sprintf("input x%d: user_input\n", i))
+		params = append(params, fmt.Sprintf("%%x%d: f32[2, %d]", i, i+1))
+		refs = append(refs, fmt.Sprintf("%%x%d", i))
+	}
+	src := strings.Join(ins, "") + "output user_output\ngraph forward(" + strings.Join(params, ", ") + ") {\n" +
+		"  %c: f32[2, 28] = aten.cat.default([" + strings.Join(refs, ", ") + "], 1)\n" +
+		"  %r: f32[2, 28] = aten.relu.default(%c)\n  return %r\n}\n"
+	got := checkNumeric(t, src, []string{"XNNConcatenate5", "XNNConcatenate3"}, []string{"aten.cat.default"})
+	if strings.Join(got, " ") != "XNNConcatenate5 XNNConcatenate3 XNNClamp" {
+		t.Errorf("nodes %v, want Concatenate5, Concatenate3, Clamp", got)
+	}
+}
+
+// A rejected constraint keeps the op outside the delegate: max pooling
+// with a stride larger than the kernel, slice with step 2, ELU with a scale.
+func TestNumericRejectedStayPortable(t *testing.T) {
+	for _, c := range []struct{ name, in, body, out, op string }{
+		{"maxpool-stride", "f32[1, 2, 6, 6]", `aten.max_pool2d.default(%x, [2, 2], [3, 3])`, "f32[1, 2, 2, 2]", "aten.max_pool2d.default"},
+		{"slice-step", "f32[2, 3, 4]", `aten.slice.Tensor(%x, 2, 0, 4, 2)`, "f32[2, 3, 2]", "aten.slice_copy.Tensor_out"},
+		{"elu-scale", "f32[2, 3, 4]", `aten.elu.default(%x, 1.0, 2.0)`, "f32[2, 3, 4]", "aten.elu.default"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := "input x: user_input\noutput user_output\ngraph forward(%x: " + c.in + ") {\n  %p: " + c.out + " = " + c.body +
+				"\n  %a: " + c.out + " = aten.add.Tensor(%p, %p)\n  return %a\n}\n"
+			p, err := ir.Parse([]byte(src), "x.fxir")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lower(t, p, "")
+			found := false
+			for _, n := range p.Main.Nodes() {
+				found = found || n.Op.Info().Name == c.op
+			}
+			if !found {
+				t.Fatalf("%s was delegated:\n%s", c.op, ir.Print(p))
+			}
+		})
+	}
+}
