@@ -18,6 +18,8 @@ type Catalog struct {
 	NodeFixes    *Registry[*NodeFix]
 	Translations *Registry[*Translation]
 	IRFixes      *Registry[*IRFix]
+	Invariants   *Registry[*Invariant]
+	Declined     *Registry[*Declined]
 
 	mu    sync.Mutex
 	names map[string]EntryKind // every entry name, across registries
@@ -35,6 +37,8 @@ func NewCatalog() *Catalog {
 		NodeFixes:    newRegistry[*NodeFix](EntryNodeFix),
 		Translations: newRegistry[*Translation](EntryTranslation),
 		IRFixes:      newRegistry[*IRFix](EntryIRFix),
+		Invariants:   newRegistry[*Invariant](EntryInvariant),
+		Declined:     newRegistry[*Declined](EntryDeclined),
 		names:        map[string]EntryKind{},
 	}
 	for _, p := range builtinPasses() {
@@ -167,6 +171,22 @@ func (c *Catalog) AddBackendPrepare(b *BackendPrepare) error {
 	return register(c, c.Prepares, b, nil)
 }
 
+// AddInvariant registers an invariant.
+func (c *Catalog) AddInvariant(v *Invariant) error {
+	if err := ValidateInvariant(v); err != nil {
+		return err
+	}
+	return register(c, c.Invariants, v, nil)
+}
+
+// AddDeclined registers a declined catalog row.
+func (c *Catalog) AddDeclined(d *Declined) error {
+	if err := ValidateDeclined(d); err != nil {
+		return err
+	}
+	return register(c, c.Declined, d, nil)
+}
+
 // AddCaptureStep registers a capture step.
 func (c *Catalog) AddCaptureStep(s *CaptureStep) error {
 	if err := ValidateCaptureStep(s); err != nil {
@@ -192,6 +212,8 @@ func (c *Catalog) List() []EntryInfo {
 	out = append(out, c.NodeFixes.List()...)
 	out = append(out, c.Translations.List()...)
 	out = append(out, c.IRFixes.List()...)
+	out = append(out, c.Invariants.List()...)
+	out = append(out, c.Declined.List()...)
 	return out
 }
 
@@ -229,3 +251,9 @@ func RegisterBackendPrepare(b *BackendPrepare) *BackendPrepare {
 
 // RegisterCaptureStep adds a capture step to Default.
 func RegisterCaptureStep(s *CaptureStep) *CaptureStep { return must(s, Default.AddCaptureStep(s)) }
+
+// RegisterInvariant adds an invariant to Default.
+func RegisterInvariant(v *Invariant) *Invariant { return must(v, Default.AddInvariant(v)) }
+
+// RegisterDeclined adds a declined catalog row to Default.
+func RegisterDeclined(d *Declined) *Declined { return must(d, Default.AddDeclined(d)) }

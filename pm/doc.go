@@ -51,10 +51,18 @@
 //     implemented later by the ONNX target through Translator / ONNXRewriter.
 //   - BackendPrepare: ExecuTorch backend preparation and partitioners.
 //   - CaptureStep: capture-only workarounds, declared so they are listed.
+//   - Invariant: a catalog row that is a property of fxport's own frontend,
+//     lowering, optimizer or emitter rather than a rewrite ("the emitter
+//     never writes empty value_ints"); it names the property, Where it is
+//     implemented and the Go Test that fails when it breaks. Not run.
+//   - Declined: a catalog row fxport deliberately does not implement, with
+//     its Reason (a semantics change fxport does not make, a backend it
+//     has no target for, a property not upheld yet). Not run.
 //
 // A target that does not resolve is a registration error naming the entry
 // and the target, never a silent skip. Registries are filled at init and
-// read-only afterwards; Catalog.List describes every entry.
+// read-only afterwards; Catalog.List describes every entry, so every row of the
+// catalog's central table appears in listings as some kind of entry.
 //
 // # Exports
 //

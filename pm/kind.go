@@ -55,11 +55,14 @@ const (
 	EntryNodeFix
 	EntryTranslation
 	EntryIRFix
+	EntryInvariant
+	EntryDeclined
 )
 
 var entryKindNames = [...]string{
 	EntryPass: "pass", EntryCapture: "capture-step", EntryPrepare: "backend-prepare", EntryPatch: "patch",
 	EntryProgramFix: "program-fix", EntryNodeFix: "node-fix", EntryTranslation: "onnx-translation", EntryIRFix: "onnx-ir-fix",
+	EntryInvariant: "invariant", EntryDeclined: "declined",
 }
 
 func (k EntryKind) String() string {

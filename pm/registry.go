@@ -6,7 +6,7 @@ import (
 )
 
 // Entry is anything a Registry holds: passes, patches, fixes, translations,
-// IR fixes, backend prepares and capture steps.
+// IR fixes, backend prepares, capture steps, invariants and declined rows.
 type Entry interface {
 	Info() EntryInfo
 }
@@ -23,6 +23,10 @@ type EntryInfo struct {
 	Backend string
 	Stage   string
 	Targets []string
+	// Test and Where are set for invariants: the Go test that pins the
+	// property and the package or file implementing it.
+	Test  string
+	Where string
 }
 
 // Registry is an ordered, name-indexed set of entries of one kind. It is

@@ -10,6 +10,7 @@
 //	fxport verify FILE --target onnx         export and compare with torch in ONNX Runtime
 //	fxport bisect FILE --target T            find the first pass that changes the program's meaning
 //	fxport inspect FILE.pte                  print a .pte/.ptd/.bpte file
+//	fxport run FILE.pte [--inputs DIR]      execute a .pte with its memory plan
 //	fxport replay REPRODUCER                 re-run a failing pass from its reproducer
 //
 // Run "fxport help COMMAND" for a command's flags.
@@ -22,7 +23,8 @@ import (
 	"io"
 	"os"
 
-	_ "github.com/fxport/fxport/passes" // the workaround catalog
+	_ "github.com/fxport/fxport/passes"             // the workaround catalog
+	_ "github.com/fxport/fxport/targets/executorch" // the ExecuTorch invariant and declined rows
 )
 
 type command struct {

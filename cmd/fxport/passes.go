@@ -89,6 +89,9 @@ func passesText(targets []string) string {
 					id = "-"
 				}
 				fmt.Fprintf(&b, "       %-10s %-9s %-34s %-20s %s\n", kindOf(e), id, e.Name, e.Backend, e.Title)
+				if e.Kind == pm.EntryInvariant {
+					fmt.Fprintf(&b, "       %-10s %-9s test: %s (in %s)\n", "", "", e.Test, e.Where)
+				}
 			}
 		}
 		b.WriteString("\n")
@@ -111,19 +114,38 @@ func passesMarkdown(targets []string) string {
 	b.WriteString("Regenerate with `make generate`; a test fails when this file is stale.\n")
 	b.WriteString("Kinds: `patch` (reversible, scoped to one export), `node-fix` and `program-fix` (permanent rewrites),\n")
 	b.WriteString("`capture` (declared capture-only steps), and plain passes (`transform`, `fix`, `analysis`, `lowering`).\n")
+	b.WriteString("Each stage also lists its invariants (catalog rows that are properties of fxport's own frontend,\n")
+	b.WriteString("lowering, optimizer or emitter, with the Go test that pins each) and its declined rows (catalog rows\n")
+	b.WriteString("fxport deliberately does not implement, with the reason).\n")
 	for _, t := range targets {
 		stages, _ := pm.Stages(t)
 		fmt.Fprintf(&b, "\n## Target `%s`\n\nBackends: %s.\n", t, "`"+strings.Join(pm.ExportBackends(t), "`, `")+"`")
 		for i, s := range stages {
 			fmt.Fprintf(&b, "\n### %d. `%s`\n\n%s\n", i+1, s.Qualified(), s.Doc)
-			entries := stageEntries(by, t, s)
-			if len(entries) == 0 {
+			entries, invariants, declined := splitByKind(stageEntries(by, t, s))
+			if len(entries)+len(invariants)+len(declined) == 0 {
 				b.WriteString("\n(no passes registered yet)\n")
 				continue
 			}
-			b.WriteString("\n| kind | ID | name | backend | targets | what it does |\n|---|---|---|---|---|---|\n")
-			for _, e := range entries {
-				fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n", kindOf(e), dash(e.ID), e.Name, dash(e.Backend), mdTargets(e.Targets), mdEscape(e.Title))
+			if len(entries) > 0 {
+				b.WriteString("\n| kind | ID | name | backend | targets | what it does |\n|---|---|---|---|---|---|\n")
+				for _, e := range entries {
+					fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n", kindOf(e), dash(e.ID), e.Name, dash(e.Backend), mdTargets(e.Targets), mdEscape(e.Title))
+				}
+			}
+			if len(invariants) > 0 {
+				b.WriteString("\nInvariants (properties of fxport's own code, each pinned by a test):\n")
+				b.WriteString("\n| ID | name | backend | property | test | where |\n|---|---|---|---|---|---|\n")
+				for _, e := range invariants {
+					fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", e.ID, e.Name, dash(e.Backend), mdEscape(e.Title), mdList(e.Test), mdList(e.Where))
+				}
+			}
+			if len(declined) > 0 {
+				b.WriteString("\nDeclined (catalog rows fxport does not implement):\n")
+				b.WriteString("\n| ID | name | backend | reason |\n|---|---|---|---|\n")
+				for _, e := range declined {
+					fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", e.ID, e.Name, dash(e.Backend), mdEscape(e.Title))
+				}
 			}
 		}
 	}
@@ -134,6 +156,35 @@ func passesMarkdown(targets []string) string {
 		}
 	}
 	return b.String()
+}
+
+// splitByKind separates invariants and declined rows from the entries that run.
+func splitByKind(all []pm.EntryInfo) (entries, invariants, declined []pm.EntryInfo) {
+	for _, e := range all {
+		switch e.Kind {
+		case pm.EntryInvariant:
+			invariants = append(invariants, e)
+		case pm.EntryDeclined:
+			declined = append(declined, e)
+		default:
+			entries = append(entries, e)
+		}
+	}
+	return entries, invariants, declined
+}
+
+// mdList renders a ", "-separated list as code spans.
+func mdList(s string) string {
+	var parts []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, "`"+p+"`")
+		}
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return mdEscape(strings.Join(parts, ", "))
 }
 
 func dash(s string) string {

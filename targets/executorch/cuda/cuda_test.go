@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	pt2front "github.com/fxport/fxport/frontends/pt2"
 	"github.com/fxport/fxport/ir"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 	"github.com/fxport/fxport/targets/executorch/pte"
@@ -44,34 +45,96 @@ func standin(t *testing.T) string {
 	return "sh " + abs + " IN OUT"
 }
 
-func TestDeviceProgramTypesEveryTensorOnCUDA(t *testing.T) {
-	p := parse(t, prog)
-	d, err := DeviceProgram(p)
+// partitioned parses src and runs Partition on it.
+func partitioned(t *testing.T, src string) *ir.Program {
+	t.Helper()
+	p := parse(t, src)
+	res, err := Partition(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := ir.Print(d)
-	if !strings.Contains(text, "%relu: bf16[2, 3]@cuda:0") || !strings.Contains(text, "%x: bf16[2, 3]@cuda:0") {
-		t.Errorf("device program lacks cuda types:\n%s", text)
+	if res.Call == nil {
+		t.Fatalf("nothing partitioned:\n%s", ir.Print(p))
 	}
-	if strings.Contains(ir.Print(p), "cuda") {
-		t.Errorf("DeviceProgram changed its input")
+	if err := ir.Verify(p); err != nil {
+		t.Fatalf("partitioned program does not verify: %v\n%s", err, ir.Print(p))
+	}
+	return p
+}
+
+func TestPartitionTypesRegionOnCUDA(t *testing.T) {
+	p := partitioned(t, prog)
+	text := ir.Print(p)
+	for _, want := range []string{
+		"%relu: bf16[2, 3]@cuda:0 = aten.relu.default",
+		`%x_cuda: bf16[2, 3]@cuda:0 = aten._to_copy.default(%x, device=device("cuda:0"))`,
+		`higher_order.executorch_call_delegate(^cuda_partition, "CudaBackend", %x_cuda, %p_w)`,
+		`%relu: bf16[2, 3] = aten._to_copy.default(%relu_cuda, device=device("cpu"))`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("partitioned program lacks %q:\n%s", want, text)
+		}
+	}
+	// Idempotent.
+	res, err := Partition(p)
+	if err != nil || !res.Existing || ir.Print(p) != text {
+		t.Errorf("second Partition changed the program (err %v)", err)
 	}
 }
 
-func TestDeviceProgramRejectsSymIntInputs(t *testing.T) {
-	p := parse(t, "symbol s0: [1, 8] hint 2\ngraph forward(%x: bf16[2], %n: Sym(s0)) {\n  %neg: bf16[2] = aten.neg.default(%x)\n  return %neg\n}\n")
-	if _, err := DeviceProgram(p); err == nil || !strings.Contains(err.Error(), "input %n is Sym(s0), not a tensor") {
-		t.Fatalf("err = %v", err)
+func TestPartitionLeavesHostOnlyProgramAlone(t *testing.T) {
+	src := "symbol s0: [1, 8] hint 2\ngraph forward(%x: bf16[s0]) {\n  %sym_size: Sym(s0) = aten.sym_size.int(%x, 0)\n  return %sym_size\n}\n"
+	p := parse(t, src)
+	res, err := Partition(p)
+	if err != nil || res.Call != nil || len(res.Host) != 1 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	if ir.Print(p) != ir.Print(parse(t, src)) {
+		t.Errorf("host-only program changed")
+	}
+}
+
+func TestRegionProgramIsStandaloneATen(t *testing.T) {
+	p := partitioned(t, prog)
+	call, err := FindCall(p)
+	if err != nil || call == nil {
+		t.Fatalf("call %v err %v", call, err)
+	}
+	rp, err := RegionProgram(p, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := rp.Signature.Inputs[0].Kind; k != ir.Parameter || rp.Signature.Inputs[1].Kind != ir.UserInput {
+		t.Errorf("inputs %+v", rp.Signature.Inputs)
+	}
+	if w := rp.Weight("w"); w == nil || w.Type.Device != Device {
+		t.Errorf("weight w = %+v", w)
 	}
 }
 
 func TestWritePackagesStandinPayload(t *testing.T) {
-	p := parse(t, prog)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "m.pte")
-	if err := Write(context.Background(), p, out, Options{Command: standin(t), MethodName: "TinyModel"}); err != nil {
+	kept := filepath.Join(dir, "given.pt2")
+	t.Setenv("FXPORT_STANDIN_KEEP", kept)
+	if err := Write(context.Background(), partitioned(t, prog), out, Options{Command: standin(t), MethodName: "TinyModel"}); err != nil {
 		t.Fatal(err)
+	}
+	given, err := pt2front.Read(kept)
+	if err != nil {
+		t.Fatalf("the .pt2 given to the compile command does not read back: %v", err)
+	}
+	if err := ir.Verify(given); err != nil {
+		t.Fatalf("the .pt2 given to the compile command does not verify: %v", err)
+	}
+	for _, n := range given.Main.Nodes() {
+		info := n.Op.Info()
+		if n.Op.Has(ir.PropOutVariant) || info.Namespace == "memory" || info.Namespace == "executorch_prim" || info.Namespace == "et_copy" {
+			t.Errorf("the .pt2 given to the compile command holds %s", n.Short())
+		}
+	}
+	if len(given.Main.Nodes()) != 2 {
+		t.Errorf("region program has %d nodes, want add and relu:\n%s", len(given.Main.Nodes()), ir.Print(given))
 	}
 	f, err := pte.Read(out)
 	if err != nil {
@@ -128,7 +191,7 @@ func TestWritePackagesStandinPayload(t *testing.T) {
 	// Determinism.
 	a, _ := os.ReadFile(out)
 	out2 := filepath.Join(dir, "m2.pte")
-	if err := Write(context.Background(), parse(t, prog0()), out2, Options{Command: standin(t), MethodName: "TinyModel"}); err != nil {
+	if err := Write(context.Background(), partitioned(t, prog0()), out2, Options{Command: standin(t), MethodName: "TinyModel"}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(out2)
@@ -143,7 +206,7 @@ func TestWriteWithoutCompilerSaysWhatIsMissing(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "m.pte")
 	for _, cmd := range []string{"fxport-no-such-compiler IN OUT", "sh -c exit\\ 7", "true IN OUT"} {
-		err := Write(context.Background(), parse(t, prog), out, Options{Command: cmd})
+		err := Write(context.Background(), partitioned(t, prog), out, Options{Command: cmd})
 		if err == nil || !strings.Contains(err.Error(), "needs torch with CUDA and a GPU") || !strings.Contains(err.Error(), "--aoti-command") {
 			t.Errorf("%s: err = %v", cmd, err)
 		}

@@ -32,7 +32,7 @@ func Keys(c *Compiled) (so, weights string) {
 // back to a host output. The delegate's processed bytes (inline) are the
 // two named-data keys joined by "\n"; the .so and the weights blob are the
 // .ptd entries. Shapes must be static.
-func Package(p *ir.Program, c *Compiled, methodName string) (*pte.File, []pte.NamedTensor, error) {
+func Package(p *ir.Program, call *ir.Node, c *Compiled, methodName string) (*pte.File, []pte.NamedTensor, error) {
 	soKey, wKey := Keys(c)
 	m := &etfb.ExecutionPlanT{
 		Name:              "forward",

@@ -16,12 +16,14 @@ type Options struct {
 	// Command is the compile command (see Compile); "" uses $FXPORT_AOTI_COMMAND,
 	// then DefaultCommand.
 	Command string
-	// MethodName is the compile spec method_name; "" uses the program's
-	// model class (meta "model_class"), then "forward".
+	// MethodName is the compile spec method_name; "" uses the delegate
+	// call's meta compile_spec.method_name, then MethodName(p).
 	MethodName string
 }
 
-// Write lowers p (the output of the executorch.cuda pipeline) and writes
+// Write compiles the CUDA partition of p (the output of the executorch.cuda
+// pipeline: its CudaBackend delegate call) written as a standalone ATen
+// program (RegionProgram), packages it and writes
 // ptePath and, beside it, the .ptd with the same stem. Nothing is written
 // unless everything succeeded; both files are renamed into place from
 // temporary files.
@@ -30,14 +32,21 @@ func Write(ctx context.Context, p *ir.Program, ptePath string, o Options) error 
 	if cmd == "" {
 		cmd = os.Getenv(EnvCommand)
 	}
+	call, err := FindCall(p)
+	if err != nil {
+		return err
+	}
+	if call == nil {
+		return fmt.Errorf("cuda: %s: the program has no CudaBackend delegate call; run the executorch.cuda pipeline (its cuda-partition pass) first", ptePath)
+	}
 	method := o.MethodName
 	if method == "" {
-		method, _ = p.Meta.Get("model_class")
+		method, _ = call.Meta.Get(MetaMethodName)
 	}
 	if method == "" {
-		method = "forward"
+		method = MethodName(p)
 	}
-	part, err := DeviceProgram(p)
+	part, err := RegionProgram(p, call)
 	if err != nil {
 		return err
 	}
@@ -45,7 +54,7 @@ func Write(ctx context.Context, p *ir.Program, ptePath string, o Options) error 
 	if err != nil {
 		return err
 	}
-	f, data, err := Package(p, c, method)
+	f, data, err := Package(p, call, c, method)
 	if err != nil {
 		return err
 	}

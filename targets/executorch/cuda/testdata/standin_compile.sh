@@ -7,3 +7,5 @@ in="$1"; out="$2"
 [ "$(head -c 2 "$in")" = "PK" ] || { echo "standin: $in is not a .pt2 (zip)" >&2; exit 3; }
 printf 'standin-so for %s bytes\n' "$(wc -c < "$in" | tr -d ' ')" > "$out"
 printf 'standin-weights' > "$out.weights"
+# Keep a copy of IN for the test to inspect when asked.
+[ -z "$FXPORT_STANDIN_KEEP" ] || cp "$in" "$FXPORT_STANDIN_KEEP"
