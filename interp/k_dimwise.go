@@ -221,8 +221,11 @@ func kCumExtreme(isMax bool) kernel {
 				base := k * n
 				best := base
 				for j := base; j < base+n; j++ {
+					// torch's CPU kernel: a NaN always becomes the running
+					// value (so the index is the latest NaN), and nothing
+					// replaces a NaN except another NaN.
 					v, b := in[j], in[best]
-					if !math.IsNaN(b) && (math.IsNaN(v) || (isMax && v >= b) || (!isMax && v <= b)) {
+					if math.IsNaN(v) || (!math.IsNaN(b) && ((isMax && v >= b) || (!isMax && v <= b))) {
 						best = j
 					}
 					out[j], idx[j] = in[best], best-base

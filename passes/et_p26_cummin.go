@@ -15,10 +15,11 @@ var PatchCummin = pm.RegisterPatch(&pm.Patch{
 	Doc: `rewrite cummin as a lower-triangular where and amin, with torch's indices
 
 The mirror of cummax-as-reduction: amin over the prefix positions, the
-index the last prefix position holding the running minimum, or the first
+index the last prefix position holding the running minimum, or the latest
 NaN once a NaN has been seen. The Python patch returned all-zero indices;
-these are torch's. Costs O(n^2) memory along the dim.`,
+these are torch's. Costs O(n^2) memory along the dim. The rewrite is shared
+with ONNX-P10 (cummin-tril-mask).`,
 	Rewrite: func(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
-		return etCumExtremum(n, b, c, false)
+		return rewriteCumExtreme(n, b, c, false)
 	},
 })

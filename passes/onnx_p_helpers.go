@@ -2,7 +2,6 @@ package passes
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/ir/sym"
@@ -195,36 +194,6 @@ func tpNormDim(d int64, rank int) (int, bool) {
 		return 0, false
 	}
 	return int(d), true
-}
-
-// tpLowest and tpHighest are the extreme values of dt as a Scalar
-// argument: ±inf for floats, the integer limits, False/True for bool.
-func tpLowest(dt ir.DType) ir.Arg {
-	switch {
-	case dt.IsBool():
-		return ir.BoolArg(false)
-	case dt.IsFloat():
-		return ir.FloatArg(math.Inf(-1))
-	case dt.IsSigned():
-		return ir.IntArg(-1 << (dt.Bits() - 1))
-	default:
-		return ir.IntArg(0)
-	}
-}
-
-func tpHighest(dt ir.DType) ir.Arg {
-	switch {
-	case dt.IsBool():
-		return ir.BoolArg(true)
-	case dt.IsFloat():
-		return ir.FloatArg(math.Inf(1))
-	case dt.IsSigned():
-		return ir.IntArg(1<<(dt.Bits()-1) - 1)
-	case dt.Bits() >= 64:
-		return ir.IntArg(math.MaxInt64) // uint64: the op table's Scalar is an int64
-	default:
-		return ir.IntArg(1<<dt.Bits() - 1)
-	}
 }
 
 var (
