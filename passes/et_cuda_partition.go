@@ -38,7 +38,10 @@ constant placeholders get a host→device copy _to_copy(device=cuda:0);
 parameters, buffers and lifted constants are direct operands (their bytes
 go into the compiled partition's weights blob). Each result gets a
 device→host copy _to_copy(device=cpu) that takes over the original name
-and uses. The call's metadata "compile_spec.method_name" is the CudaBackend
+and uses. SymInt values the region reads are not passed in (the CUDA
+runtime accepts only device tensors as delegate arguments): a sym_size of an
+intermediate tensor is first re-anchored to a graph input with the same
+symbolic dim, and the region recomputes it from its own tensor inputs. The call's metadata "compile_spec.method_name" is the CudaBackend
 compile spec method_name: program meta export.model_class when set, else
 "forward". A program that already has a CudaBackend call, or has nothing
 but host-only nodes, is left alone. Later lowering passes skip the region,

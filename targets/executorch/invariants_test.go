@@ -184,34 +184,31 @@ graph forward(%p_w: f32[4], %b_stat: f32[4], %b_cache: f32[4], %c_k: f32[4], %x:
 	}
 }
 
-// ET-P34: the signature's inputs follow placeholder order, so a constant
-// (non-tensor) input between weights and user inputs shifts nothing: each
-// placeholder keeps its own role through the lowering (checked by running
-// the lowered program). The emitter does not write constant inputs yet and
-// must say so rather than bind the user inputs to the wrong values.
+// ET-P34: the signature's inputs follow placeholder order, so constant
+// (non-tensor) inputs between weights and user inputs shift nothing: each
+// placeholder keeps its own role through the lowering and the emitter
+// (exir's form: a value holding the literal, listed in plan.inputs in
+// signature order). Checked by running the lowered program with the
+// interpreter and the emitted .pte with targets/executorch/run.
 func TestInvariant_ET_P34(t *testing.T) {
-	p, err := ir.Parse([]byte(`input p_w: parameter "w"
+	src := `input p_w: parameter "w"
 input mode: constant_input = 3
+input scale: constant_input = 0.5
+input flag: constant_input = True
+input nothing: constant_input = None
+input tag: constant_input = "abc"
 input x: user_input
 input y: user_input
 output user_output
 weight "w": f32[2] = inline("0000803f00000040")
-graph forward(%p_w: f32[2], %mode: int, %x: f32[2], %y: f32[2]) {
+graph forward(%p_w: f32[2], %mode: int, %scale: float, %flag: bool, %nothing: none, %tag: str, %x: f32[2], %y: f32[2]) {
   %a: f32[2] = aten.mul.Tensor(%x, %p_w)
   %b: f32[2] = aten.sub.Tensor(%a, %y)
-  return %b
+  %c: f32[2] = aten.mul.Scalar(%b, %mode)
+  return %c
 }
-`), "p34.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := pm.Build(pm.TargetExecuTorch, "executorch.portable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pm.Run(p, pl, nil, pm.Config{VerifyEach: true}); err != nil {
-		t.Fatalf("pipeline: %v", err)
-	}
+`
+	p, f := export(t, src, emit.Options{NoMetadataMethod: true})
 	if len(p.Signature.Inputs) != len(p.Main.Inputs) {
 		t.Fatalf("%d input specs for %d placeholders", len(p.Signature.Inputs), len(p.Main.Inputs))
 	}
@@ -220,19 +217,62 @@ graph forward(%p_w: f32[2], %mode: int, %x: f32[2], %y: f32[2]) {
 			t.Errorf("input spec %d is %q, placeholder %q", i, spec.Name, p.Main.Inputs[i].Name)
 		}
 	}
-	res, err := interp.Run(p, []interp.Value{
-		interp.FromFloat64(ir.Float32, []int64{2}, []float64{3, 4}),
-		interp.FromFloat64(ir.Float32, []int64{2}, []float64{1, 1}),
-	}, interp.Options{})
+	x := interp.FromFloat64(ir.Float32, []int64{2}, []float64{3, 4})
+	y := interp.FromFloat64(ir.Float32, []int64{2}, []float64{1, 1})
+	res, err := interp.Run(p, []interp.Value{x, y}, interp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := res.Outputs[0].(*interp.Tensor).Float64s()
-	if got[0] != 2 || got[1] != 7 { // [3·1 − 1, 4·2 − 1]
-		t.Fatalf("x·w − y = %v, want [2 7] (inputs bound to the wrong placeholders)", got)
+	want := res.Outputs[0].(*interp.Tensor).Float64s()
+	if want[0] != 6 || want[1] != 21 { // 3·[3·1 − 1, 4·2 − 1]
+		t.Fatalf("interpreter: 3·(x·w − y) = %v, want [6 21] (inputs bound to the wrong placeholders)", want)
 	}
-	if _, err := emit.Program(p, emit.Options{NoMetadataMethod: true}); err == nil || !strings.Contains(err.Error(), "%mode") {
-		t.Fatalf("emitting a constant input: %v; want an error naming %%mode (or, once supported, update this test to run the .pte)", err)
+
+	plan := f.Program.ExecutionPlan[0]
+	if len(plan.Inputs) != 7 {
+		t.Fatalf("plan.inputs %v, want the 5 constant inputs and the 2 user inputs", plan.Inputs)
+	}
+	kinds := []etfb.KernelTypes{etfb.KernelTypesInt, etfb.KernelTypesDouble, etfb.KernelTypesBool, etfb.KernelTypesNull, etfb.KernelTypesString, etfb.KernelTypesTensor, etfb.KernelTypesTensor}
+	for i, k := range kinds {
+		if got := plan.Values[plan.Inputs[i]].Val.Type; got != k {
+			t.Errorf("input %d (value %d) is %s, want %s", i, plan.Inputs[i], etfb.EnumNamesKernelTypes[got], etfb.EnumNamesKernelTypes[k])
+		}
+	}
+	if v, ok := plan.Values[plan.Inputs[0]].Val.Value.(*etfb.IntT); !ok || v.IntVal != 3 {
+		t.Errorf("mode: %+v, want Int 3", plan.Values[plan.Inputs[0]].Val.Value)
+	}
+	if v, ok := plan.Values[plan.Inputs[1]].Val.Value.(*etfb.DoubleT); !ok || v.DoubleVal != 0.5 {
+		t.Errorf("scale: %+v, want Double 0.5", plan.Values[plan.Inputs[1]].Val.Value)
+	}
+	if v, ok := plan.Values[plan.Inputs[2]].Val.Value.(*etfb.BoolT); !ok || !v.BoolVal {
+		t.Errorf("flag: %+v, want Bool true", plan.Values[plan.Inputs[2]].Val.Value)
+	}
+	if v, ok := plan.Values[plan.Inputs[4]].Val.Value.(*etfb.StringT); !ok || v.StringVal != "abc" {
+		t.Errorf("tag: %+v, want String \"abc\"", plan.Values[plan.Inputs[4]].Val.Value)
+	}
+	// The mul.Scalar kernel reads the constant input's value.
+	var mulArgs []int32
+	for _, in := range plan.Chains[0].Instructions {
+		if kc, ok := in.InstrArgs.Value.(*etfb.KernelCallT); ok && plan.Operators[kc.OpIndex].Name == "aten::mul" && plan.Operators[kc.OpIndex].Overload == "Scalar_out" {
+			mulArgs = kc.Args
+		}
+	}
+	if len(mulArgs) < 2 || mulArgs[1] != plan.Inputs[0] {
+		t.Errorf("aten::mul.Scalar_out args %v: want the constant input (value %d) as other", mulArgs, plan.Inputs[0])
+	}
+
+	outs, err := run.Run(f, []interp.Value{int64(3), 0.5, true, nil, "abc", x, y}, run.Options{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	got := outs[0].(*interp.Tensor).Float64s()
+	if len(got) != len(want) {
+		t.Fatalf(".pte: %v, interpreter: %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf(".pte: %v, interpreter: %v", got, want)
+		}
 	}
 }
 

@@ -1,19 +1,10 @@
 package cuda
 
 import (
-	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	pt2front "github.com/fxport/fxport/frontends/pt2"
 	"github.com/fxport/fxport/ir"
-	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
-	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
 const prog = `input p_w: parameter "w"
@@ -35,14 +26,6 @@ func parse(t *testing.T, src string) *ir.Program {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func standin(t *testing.T) string {
-	abs, err := filepath.Abs("testdata/standin_compile.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "sh " + abs + " IN OUT"
 }
 
 // partitioned parses src and runs Partition on it.
@@ -112,106 +95,53 @@ func TestRegionProgramIsStandaloneATen(t *testing.T) {
 	}
 }
 
-func TestWritePackagesStandinPayload(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "m.pte")
-	kept := filepath.Join(dir, "given.pt2")
-	t.Setenv("FXPORT_STANDIN_KEEP", kept)
-	if err := Write(context.Background(), partitioned(t, prog), out, Options{Command: standin(t), MethodName: "TinyModel"}); err != nil {
-		t.Fatal(err)
-	}
-	given, err := pt2front.Read(kept)
-	if err != nil {
-		t.Fatalf("the .pt2 given to the compile command does not read back: %v", err)
-	}
-	if err := ir.Verify(given); err != nil {
-		t.Fatalf("the .pt2 given to the compile command does not verify: %v", err)
-	}
-	for _, n := range given.Main.Nodes() {
-		info := n.Op.Info()
-		if n.Op.Has(ir.PropOutVariant) || info.Namespace == "memory" || info.Namespace == "executorch_prim" || info.Namespace == "et_copy" {
-			t.Errorf("the .pt2 given to the compile command holds %s", n.Short())
-		}
-	}
-	if len(given.Main.Nodes()) != 2 {
-		t.Errorf("region program has %d nodes, want add and relu:\n%s", len(given.Main.Nodes()), ir.Print(given))
-	}
-	f, err := pte.Read(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := pte.ReadPTD(filepath.Join(dir, "m.ptd"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Tensors) != 2 {
-		t.Fatalf(".ptd has %d entries, want 2", len(d.Tensors))
-	}
-	so, w := d.Tensors[0], d.Tensors[1]
-	if !bytes.HasPrefix(so.Data, []byte("standin-so for ")) || string(w.Data) != "standin-weights" {
-		t.Errorf(".ptd data = %q, %q", so.Data, w.Data)
-	}
-	sum := sha256.Sum256(so.Data)
-	if so.Key != hex.EncodeToString(sum[:])+"_so_blob" || !strings.HasSuffix(w.Key, "_weights_blob") {
-		t.Errorf("keys %q %q", so.Key, w.Key)
-	}
-	prog := f.Program
-	m := prog.ExecutionPlan[0]
-	if len(m.Delegates) != 1 || m.Delegates[0].Id != "CudaBackend" {
-		t.Fatalf("delegates %+v", m.Delegates)
-	}
-	cs := m.Delegates[0].CompileSpecs
-	if len(cs) != 1 || cs[0].Key != "method_name" || string(cs[0].Value) != "TinyModel" {
-		t.Errorf("compile specs %+v", cs)
-	}
-	if got := string(prog.BackendDelegateData[0].Data); got != so.Key+"\n"+w.Key {
-		t.Errorf("processed = %q", got)
-	}
-	// h2d copy, delegate call with 1 input + 1 output, d2h copy.
-	ins := m.Chains[0].Instructions
-	if len(ins) != 3 || ins[0].InstrArgs.Type != etfb.InstructionArgumentsKernelCall ||
-		ins[1].InstrArgs.Type != etfb.InstructionArgumentsDelegateCall || ins[2].InstrArgs.Type != etfb.InstructionArgumentsKernelCall {
-		t.Fatalf("instructions %+v", ins)
-	}
-	if args := ins[1].InstrArgs.Value.(*etfb.DelegateCallT).Args; len(args) != 2 {
-		t.Errorf("delegate args %v", args)
-	}
-	for _, a := range ins[1].InstrArgs.Value.(*etfb.DelegateCallT).Args {
-		tv := m.Values[a].Val.Value.(*etfb.TensorT)
-		if tv.ExtraTensorInfo == nil || tv.ExtraTensorInfo.DeviceType != etfb.DeviceTypeCUDA || tv.AllocationInfo.MemoryId != 2 {
-			t.Errorf("delegate operand %d is not a device tensor: %+v", a, tv)
-		}
-	}
-	if m.Operators[0].Name != "et_copy::_h2d_copy" || m.Operators[1].Name != "et_copy::_d2h_copy" {
-		t.Errorf("operators %+v", m.Operators)
-	}
-	if len(m.NonConstBufferSizes) != 3 || m.NonConstBufferSizes[1] != 28 || m.NonConstBufferSizes[2] != 28 {
-		t.Errorf("buffer sizes %v", m.NonConstBufferSizes)
-	}
-	// Determinism.
-	a, _ := os.ReadFile(out)
-	out2 := filepath.Join(dir, "m2.pte")
-	if err := Write(context.Background(), partitioned(t, prog0()), out2, Options{Command: standin(t), MethodName: "TinyModel"}); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(out2)
-	if !bytes.Equal(a, b) {
-		t.Errorf("two writes differ")
-	}
+// A SymInt the region reads is recomputed inside it from a tensor input
+// with an equal dim, and sym_size of an intermediate is re-anchored on a
+// graph input, so the delegate call takes tensors only.
+func TestPartitionAnchorsSymInts(t *testing.T) {
+	for name, src := range map[string]string{
+		"input": `input p_w: parameter "w"
+input x: user_input
+output user_output
+weight "w": f32[3, 3] = inline("0000803f000000400000404000008040000080400000803f0000803f0000004000004040")
+symbol s0: [1, 8] hint 2
+graph forward(%p_w: f32[3, 3], %x: f32[s0, 3]) {
+  %sym_size_int: Sym(s0) = aten.sym_size.int(%x, 0)
+  %linear: f32[s0, 3] = aten.linear.default(%x, %p_w)
+  %view: f32[s0, 3] = aten.view.default(%linear, [%sym_size_int, 3])
+  return %view
 }
-
-func prog0() string { return prog }
-
-func TestWriteWithoutCompilerSaysWhatIsMissing(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "m.pte")
-	for _, cmd := range []string{"fxport-no-such-compiler IN OUT", "sh -c exit\\ 7", "true IN OUT"} {
-		err := Write(context.Background(), partitioned(t, prog), out, Options{Command: cmd})
-		if err == nil || !strings.Contains(err.Error(), "needs torch with CUDA and a GPU") || !strings.Contains(err.Error(), "--aoti-command") {
-			t.Errorf("%s: err = %v", cmd, err)
+`,
+		"intermediate": `symbol s0: [1, 8] hint 2
+graph forward(%x: f32[s0, 3]) {
+  %relu: f32[s0, 3] = aten.relu.default(%x)
+  %sym_size_int: Sym(s0) = aten.sym_size.int(%relu, 0)
+  %view: f32[s0, 3] = aten.view.default(%relu, [%sym_size_int, 3])
+  return %view
+}
+`,
+	} {
+		p := partitioned(t, src)
+		call, err := FindCall(p)
+		if err != nil || call == nil {
+			t.Fatalf("%s: call %v err %v", name, call, err)
 		}
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("failed writes left files: %v", ents)
+		for _, a := range call.Args[2:] {
+			if a.Value.Tensor() == nil {
+				t.Errorf("%s: delegate operand %s is not a tensor:\n%s", name, a.Value, ir.Print(p))
+			}
+		}
+		region := call.Args[0].Graph
+		text := ir.Print(p)
+		first := region.Nodes()[0]
+		if first.Op != opSymSize || !first.Args[0].Value.IsInput() || first.Args[0].Value.Graph != region || first.Results[0].NumUses() != 1 {
+			t.Errorf("%s: the region does not recompute the SymInt from its tensor input:\n%s", name, text)
+		}
+		if _, err := RegionProgram(p, call); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if n := len(region.Nodes()); n < 3 {
+			t.Errorf("%s: region has %d nodes:\n%s", name, n, text)
+		}
 	}
 }

@@ -28,6 +28,7 @@ func outline(p *ir.Program, group []*ir.Node, claimed, tainted map[*ir.Node]bool
 			}
 		}
 	}
+	inputs, anchored := anchorSymInputs(inputs)
 	var outputs []*ir.Value
 	for _, n := range group {
 		for _, r := range n.Results {
@@ -85,6 +86,14 @@ func outline(p *ir.Program, group []*ir.Node, claimed, tainted map[*ir.Node]bool
 		vmap[v] = nv
 	}
 	rb := ir.NewBuilder(region)
+	for _, a := range anchored {
+		nn, err := rb.Raw(opSymSize, []ir.Arg{ir.ValueArg(vmap[a.tensor]), ir.IntArg(int64(a.dim))}, []ir.Type{a.v.Type}, []string{a.v.Name})
+		if err != nil {
+			return nil, 0, last.Errorf("cuda partition: recomputing %s in the region: %v", a.v, err)
+		}
+		nn.AddProvenance(passName)
+		vmap[a.v] = nn.Results[0]
+	}
 	for _, n := range group {
 		args := make([]ir.Arg, len(n.Args))
 		for i, a := range n.Args {

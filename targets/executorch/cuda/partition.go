@@ -56,6 +56,9 @@ type Result struct {
 	Host []Host
 	// Copies counts the boundary copies inserted (host→device and back).
 	Copies int
+	// Reanchored counts the sym_size nodes pointed from an intermediate
+	// tensor at a graph input (symsize.go).
+	Reanchored int
 }
 
 // MethodName is the compile spec method_name of p (ET-B04): the program
@@ -146,7 +149,7 @@ func Partition(p *ir.Program) (*Result, error) {
 	if existing != nil {
 		return &Result{Call: existing, Existing: true}, nil
 	}
-	res := &Result{}
+	res := &Result{Reanchored: reanchorSymSizes(p)}
 	claimed := map[*ir.Node]bool{}
 	tainted := map[*ir.Node]bool{} // host nodes that read the partition
 	var group []*ir.Node

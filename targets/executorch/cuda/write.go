@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/plan"
 	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
@@ -22,9 +23,10 @@ type Options struct {
 }
 
 // Write compiles the CUDA partition of p (the output of the executorch.cuda
-// pipeline: its CudaBackend delegate call) written as a standalone ATen
-// program (RegionProgram), packages it and writes
-// ptePath and, beside it, the .ptd with the same stem. Nothing is written
+// pipeline, lowered and memory-planned: its CudaBackend delegate call)
+// written as a standalone ATen program (RegionProgram), emits the program
+// with the compiled payload (Package) and writes ptePath and, beside it,
+// the .ptd with the same stem. Nothing is written
 // unless everything succeeded; both files are renamed into place from
 // temporary files.
 func Write(ctx context.Context, p *ir.Program, ptePath string, o Options) error {
@@ -45,6 +47,13 @@ func Write(ctx context.Context, p *ir.Program, ptePath string, o Options) error 
 	}
 	if method == "" {
 		method = MethodName(p)
+	}
+	// Everything that can fail without the compiler fails before it runs.
+	if _, err := plan.Read(p); err != nil {
+		return fmt.Errorf("cuda: %s: %w (run the whole executorch.cuda pipeline)", ptePath, err)
+	}
+	if err := CheckHost(p, call); err != nil {
+		return err
 	}
 	part, err := RegionProgram(p, call)
 	if err != nil {

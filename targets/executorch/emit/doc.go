@@ -5,6 +5,8 @@
 // (shared/reference/pte-format.md §4): values in placeholder and node order,
 // one fresh scalar value per literal argument, boxed IntLists, out arguments
 // followed by the return values, constants deduplicated by content in the
-// constant segment, constant_segment {0, [0, …]} always present, and the
-// export metadata as a constant method (ET-L04).
+// constant segment, constant_segment {0, [0, …]} always present, constant
+// (non-tensor) inputs as literal values in plan.inputs, higher_order.cond
+// inline with JumpFalseCall/MoveCall (control_flow.go), and the export
+// metadata as a constant method (ET-L04).
 package emit

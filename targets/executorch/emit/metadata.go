@@ -12,9 +12,10 @@ import (
 // the same key).
 const MetadataMethod = "fxport.export_metadata"
 
-// exportMetadata is the JSON document of MetadataMethod: producer, user
-// input and output names and the program metadata (the memory plan's own
-// keys left out). Keys are sorted; the bytes are deterministic.
+// exportMetadata is the JSON document of MetadataMethod: producer, the
+// names of the method's inputs (user and constant inputs, as plan.inputs
+// lists them), the user output names and the program metadata (the memory
+// plan's own keys left out). Keys are sorted; the bytes are deterministic.
 func exportMetadata(p *ir.Program) (string, error) {
 	md := struct {
 		Producer        string            `json:"producer"`
@@ -24,7 +25,7 @@ func exportMetadata(p *ir.Program) (string, error) {
 		Program         map[string]string `json:"program_meta,omitempty"`
 	}{Producer: "fxport", InputNames: []string{}, OutputNames: []string{}}
 	for i, v := range p.Main.Inputs {
-		if i < len(p.Signature.Inputs) && p.Signature.Inputs[i].Kind == ir.UserInput {
+		if i < len(p.Signature.Inputs) && (p.Signature.Inputs[i].Kind == ir.UserInput || p.Signature.Inputs[i].Kind == ir.ConstantInput) {
 			md.InputNames = append(md.InputNames, v.Name)
 		}
 	}

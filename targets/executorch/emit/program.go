@@ -17,6 +17,9 @@ type Options struct {
 	MethodName string
 	// NoMetadataMethod leaves out the export-metadata constant method.
 	NoMetadataMethod bool
+	// CUDA supplies the compiled payload of each CudaBackend delegate call
+	// (cuda_delegate.go); nil rejects such calls.
+	CUDA func(call *ir.Node) (*CUDAPayload, error)
 }
 
 // Program emits p, which the executorch pipeline lowered and planned, as a
@@ -36,7 +39,7 @@ func Program(p *ir.Program, opts Options) (*pte.File, error) {
 	}
 	consts := newConstants()
 	muts := newMutableData()
-	m := &method{p: p, rec: rec, consts: consts, muts: muts, index: map[*ir.Value]int32{}, ops: map[string]int32{}}
+	m := &method{p: p, opts: opts, rec: rec, consts: consts, muts: muts, index: map[*ir.Value]int32{}, ops: map[string]int32{}}
 	if err := m.emit(); err != nil {
 		return nil, fmt.Errorf("emit %s: %w", name, err)
 	}
@@ -52,7 +55,7 @@ func Program(p *ir.Program, opts Options) (*pte.File, error) {
 	prog := &etfb.ProgramT{
 		ExecutionPlan:       plans,
 		ConstantBuffer:      []*etfb.BufferT{},
-		BackendDelegateData: []*etfb.BackendDelegateInlineDataT{},
+		BackendDelegateData: append([]*etfb.BackendDelegateInlineDataT{}, m.inline...),
 		Segments:            []*etfb.DataSegmentT{{Offset: 0, Size: uint64(len(consts.data))}},
 		ConstantSegment:     &etfb.SubsegmentOffsetsT{SegmentIndex: 0, Offsets: consts.offsets},
 		MutableDataSegments: []*etfb.SubsegmentOffsetsT{},
@@ -96,10 +99,13 @@ func constantMethod(name string, v *etfb.EValueT) *etfb.ExecutionPlanT {
 // method emits the main graph.
 type method struct {
 	p      *ir.Program
+	opts   Options
 	rec    *plan.Recorded
 	consts *constants
 	muts   *mutableData
-	dels   *delegateState // delegate payloads and named data (delegate.go)
+	dels   *delegateState                     // delegate payloads and named data (delegate.go)
+	inline []*etfb.BackendDelegateInlineDataT // inline processed data (cuda_delegate.go)
+	region *regionArena                       // storage of control-flow region values (control_flow.go)
 	plan   etfb.ExecutionPlanT
 	chain  etfb.ChainT
 	index  map[*ir.Value]int32 // IR value → EValue index
@@ -131,11 +137,11 @@ func (m *method) emit() error {
 		return err
 	}
 	m.plan.Chains = []*etfb.ChainT{&m.chain}
-	m.plan.NonConstBufferSizes = append([]int64(nil), m.rec.ArenaSize...)
+	m.plan.NonConstBufferSizes = m.regionArenaSizes(append([]int64(nil), m.rec.ArenaSize...))
 	if len(m.plan.NonConstBufferSizes) == 0 || m.plan.NonConstBufferSizes[0] != 0 {
 		return fmt.Errorf("memory plan: non_const_buffer_sizes %v must start with the 0 placeholder", m.rec.ArenaSize)
 	}
-	return nil
+	return m.arenaDevices()
 }
 
 // emitInputs emits the placeholders in signature order: parameters,
@@ -194,11 +200,36 @@ func (m *method) emitInputs() error {
 				return fmt.Errorf("%s: %w", where, err)
 			}
 			m.plan.Inputs = append(m.plan.Inputs, idx)
+		case ir.ConstantInput:
+			// exir: a value holding the export-time literal, listed in
+			// plan.inputs in signature order (the runtime checks that the
+			// caller passes the same value).
+			idx, err := m.constantInput(v, spec.Value)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			m.plan.Inputs = append(m.plan.Inputs, idx)
 		default:
 			return fmt.Errorf("%s: input kind not supported by the emitter", where)
 		}
 	}
 	return nil
+}
+
+// constantInput emits the literal of a constant_input placeholder v (an
+// int, float, bool, string or None) as its value.
+func (m *method) constantInput(v *ir.Value, lit ir.Arg) (int32, error) {
+	switch lit.Kind {
+	case ir.ArgInt, ir.ArgFloat, ir.ArgBool, ir.ArgString, ir.ArgNone:
+	default:
+		return 0, fmt.Errorf("constant input literal %s (%s) cannot be emitted (ints, floats, bools, strings and None can)", lit, lit.Kind)
+	}
+	idx, err := m.literal(lit)
+	if err != nil {
+		return 0, err
+	}
+	m.index[v] = idx
+	return idx, nil
 }
 
 // emitMutableBuffer emits a mutated buffer: a planned tensor (the storage
@@ -244,7 +275,11 @@ func (m *method) emitResult(v *ir.Value) (int32, error) {
 		if err != nil {
 			return 0, err
 		}
-		if a, ok := m.rec.Allocs[v]; ok {
+		a, ok := m.rec.Allocs[v]
+		if !ok && m.region != nil {
+			a, ok = m.region.allocs[v]
+		}
+		if ok {
 			tv.AllocationInfo = &etfb.AllocationDetailsT{MemoryId: uint32(a.MemID), MemoryOffsetLow: uint32(a.Offset), MemoryOffsetHigh: uint32(uint64(a.Offset) >> 32)}
 		}
 		ev = evTensor(tv)
@@ -323,17 +358,28 @@ func (m *method) emitNode(n *ir.Node) error {
 		if len(n.Results) != 1 {
 			return n.Errorf("memory.alloc with %d results", len(n.Results))
 		}
+		if _, planned := m.rec.Allocs[n.Results[0]]; !planned && n.Graph != m.p.Main {
+			if _, err := m.regionAlloc(n.Results[0]); err != nil {
+				return n.Errorf("%v", err)
+			}
+		}
 		if _, err := m.emitResult(n.Results[0]); err != nil {
 			return n.Errorf("%v", err)
 		}
 		return nil
+	}
+	if n.Op == opCond {
+		return m.emitCond(n)
+	}
+	if n.Op == xnnpack.OpCallDelegate && isCUDADelegate(n) {
+		return m.emitCUDADelegate(n)
 	}
 	if n.Op == xnnpack.OpCallDelegate {
 		return m.emitDelegate(n)
 	}
 	switch {
 	case n.Op.Has(ir.PropHigherOrder) || len(n.Regions()) > 0:
-		return n.Errorf("control flow (%s) is not supported by the emitter yet", info.Name)
+		return n.Errorf("control flow (%s) is not supported by the emitter yet (only higher_order.cond is emitted)", info.Name)
 	case info.Schema.VarArgs || strings.Contains(info.Namespace, "."):
 		return n.Errorf("op %s has no ExecuTorch kernel (Python builtins must be lowered to executorch_prim ops)", info.Name)
 	}

@@ -46,10 +46,11 @@ func tensorValue(t *ir.TensorType, env *sym.Env) (*etfb.TensorT, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Device != "" && t.Device != "cpu" {
-		return nil, fmt.Errorf("tensor on device %q: the portable emitter places tensors on the CPU only", t.Device)
+	info, err := deviceInfo(t.Device) // CPU or CUDA (cuda_delegate.go)
+	if err != nil {
+		return nil, err
 	}
-	tv := &etfb.TensorT{ScalarType: st, Sizes: make([]int32, len(t.Shape)), DimOrder: make([]byte, len(t.Shape))}
+	tv := &etfb.TensorT{ScalarType: st, Sizes: make([]int32, len(t.Shape)), DimOrder: make([]byte, len(t.Shape)), ExtraTensorInfo: info}
 	for i, d := range t.Shape {
 		v, ok := d.Const()
 		if !ok {

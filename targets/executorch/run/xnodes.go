@@ -123,6 +123,8 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 		return r.conv(n, kind, x)
 	case *xnnfb.XNNPooling2DT:
 		return r.pool(n, kind, x)
+	case *xnnfb.XNNStaticResizeBilinear2DT:
+		return r.resize(n, x)
 	case *xnnfb.XNNStaticTransposeT:
 		in, err := r.get(x.InputId)
 		if err != nil {
@@ -235,7 +237,7 @@ func padNCHW(in *interp.Tensor, top, right, bottom, left uint32, value float64) 
 }
 
 // conv runs an NHWC convolution as aten.convolution on NCHW: filters are
-// OHWI (Conv2d), 1HWO (depthwise) or OHWI (transposed).
+// OHWI (Conv2d) or 1HWO (depthwise); transposed ones go to deconv.
 func (r *xrun) conv(n *xnnfb.XNodeT, kind xnnfb.XNodeUnion, x *xnnfb.XNNNodeConvT) error {
 	in, err := r.get(x.Input1Id)
 	if err != nil {
@@ -256,6 +258,8 @@ func (r *xrun) conv(n *xnnfb.XNodeT, kind xnnfb.XNodeUnion, x *xnnfb.XNNNodeConv
 	}
 	transposed := false
 	switch kind {
+	case xnnfb.XNodeUnionXNNConvTranspose2d:
+		return r.deconv(n, x, in, w, b)
 	case xnnfb.XNodeUnionXNNConv2d:
 		w, err = aten("aten.permute.default", w, nhwcToNCHW) // OHWI → OIHW
 	case xnnfb.XNodeUnionXNNDepthwiseConv2d:

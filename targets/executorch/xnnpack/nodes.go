@@ -283,6 +283,9 @@ func (s *ser) fullyConnected(n *ir.Node) error {
 }
 
 func (s *ser) conv(n *ir.Node) error {
+	if n.Arg("transposed").Bool() {
+		return s.deconv(n)
+	}
 	x, w := n.Arg("input").Value, n.Arg("weight").Value
 	in, err := s.getNHWC(x)
 	if err != nil {

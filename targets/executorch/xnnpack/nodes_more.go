@@ -46,7 +46,7 @@ func (s *ser) moreNode(n *ir.Node, name string) error {
 		s.add(xnnfb.XNodeUnionXNNELU, &xnnfb.XNNELUT{Alpha: float32(alpha), InputId: in, OutputId: out}, s.handle, nil)
 		return nil
 	}
-	return fmt.Errorf("no XNNPACK visitor for %s", name)
+	return s.resizeNode(n, name)
 }
 
 // maxPool runs in NHWC like avg_pool2d; the stride defaults to the kernel.

@@ -256,7 +256,7 @@ func checkConv(c *checker, n *ir.Node) string {
 		return "only 2-D convolution (rank-4 input)"
 	}
 	if n.Arg("transposed").Bool() {
-		return "transposed convolution"
+		return checkDeconv(c, n)
 	}
 	if !c.consts[n.Arg("weight").Value] {
 		return "weight must be a constant"

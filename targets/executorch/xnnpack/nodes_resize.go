@@ -1,0 +1,88 @@
+package xnnpack
+
+import (
+	"fmt"
+
+	"github.com/fxport/fxport/ir"
+	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+)
+
+// Visitors for bilinear resizing and transposed convolution
+// (support_resize.go holds their rules).
+
+// flagAlignCorners is XNNPACK's XNN_FLAG_ALIGN_CORNERS; without it the
+// resize uses half-pixel centers (not TensorFlow's legacy mode).
+const flagAlignCorners = 0x00000008
+
+func (s *ser) resizeNode(n *ir.Node, name string) error {
+	switch name {
+	case "aten.upsample_bilinear2d.vec", "aten.upsample_bilinear2d.default":
+		return s.resize(n)
+	}
+	return fmt.Errorf("no XNNPACK visitor for %s", name)
+}
+
+// resize runs in NHWC; the new size is the result's static spatial size.
+func (s *ser) resize(n *ir.Node) error {
+	in, err := s.getNHWC(n.Args[0].Value)
+	if err != nil {
+		return err
+	}
+	out, err := s.outputNHWC(n.Results[0])
+	if err != nil {
+		return err
+	}
+	d := dimsOf(n.Results[0], s.env)
+	flags := uint32(0)
+	if n.Arg("align_corners").Bool() {
+		flags = flagAlignCorners
+	}
+	s.add(xnnfb.XNodeUnionXNNStaticResizeBilinear2D, &xnnfb.XNNStaticResizeBilinear2DT{
+		NewHeight: d[2], NewWidth: d[3], InputId: in, OutputId: out, Flags: flags,
+	}, s.handle, nil)
+	return nil
+}
+
+// deconv writes a transposed convolution (groups 1): torch's weight
+// [I, O, kh, kw] becomes the OHWI filter, padding crops the output on
+// both sides and output_padding is the adjustment.
+func (s *ser) deconv(n *ir.Node) error {
+	x, w := n.Arg("input").Value, n.Arg("weight").Value
+	if g := n.Arg("groups").Int; g != 1 {
+		return fmt.Errorf("transposed convolution with groups %d", g)
+	}
+	in, err := s.getNHWC(x)
+	if err != nil {
+		return err
+	}
+	wd := dimsOf(w, s.env) // [I, O, kh, kw]
+	stride, _ := ints(n.Arg("stride"), 2)
+	pad, _ := ints(n.Arg("padding"), 2)
+	dil, _ := ints(n.Arg("dilation"), 2)
+	adj, _ := ints(n.Arg("output_padding"), 2)
+	perm := []int{1, 2, 3, 0} // OHWI
+	filter, err := s.constValue(w, permDims(wd, perm), permuteBytes(s.consts[w], wd, perm, elemSize(w)))
+	if err != nil {
+		return err
+	}
+	r, mm := s.result(n)
+	out, err := s.outputNHWC(r)
+	if err != nil {
+		return err
+	}
+	bias := uint32(internal)
+	if b := n.Arg("bias"); b.Kind == ir.ArgValue {
+		if bias, err = s.get(b.Value); err != nil {
+			return err
+		}
+	}
+	s.add(xnnfb.XNodeUnionXNNConvTranspose2d, &xnnfb.XNNNodeConvT{
+		PaddingTop: uint32(pad[0]), PaddingRight: uint32(pad[1]), PaddingBottom: uint32(pad[0]), PaddingLeft: uint32(pad[1]),
+		KernelHeight: wd[2], KernelWidth: wd[3], SubsamplingHeight: uint32(stride[0]), SubsamplingWidth: uint32(stride[1]),
+		DilationHeight: uint32(dil[0]), DilationWidth: uint32(dil[1]),
+		GroupInputChannels: wd[0], GroupOutputChannels: wd[1], Groups: 1,
+		AdjustmentHeight: uint32(adj[0]), AdjustmentWidth: uint32(adj[1]),
+		Input1Id: in, FilterId: filter, BiasId: bias, OutputId: out,
+	}, s.handle, mm)
+	return nil
+}
