@@ -27,6 +27,8 @@ test: vet unit race fuzz-short fixtures-check
 
 vet:
 	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './third_party/*')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
 unit: ort flatc
 	$(GO) test ./...

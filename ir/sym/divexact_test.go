@@ -12,7 +12,7 @@ func TestFloorDivBySymbolicMonomial(t *testing.T) {
 		{FloorDiv(s0, s0), "1"},
 		{FloorDiv(Add(Mul(Const(2), s0, s1), Mul(Const(4), Pow(s0, 2))), Mul(Const(2), s0)), "2*s0 + s1"},
 		{FloorDiv(Mul(Const(3), s0), Mul(Const(2), s0)), "3*s0//(2*s0)"}, // coefficient does not divide
-		{FloorDiv(Add(s0, Const(1)), s0), "(s0 + 1)//s0"},                   // constant term
+		{FloorDiv(Add(s0, Const(1)), s0), "(s0 + 1)//s0"},                // constant term
 		{Mod(Mul(s0, s1), s1), "0"},
 		{Mod(Add(s0, s1), s1), "Mod(s0 + s1, s1)"},
 	}
