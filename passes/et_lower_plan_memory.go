@@ -13,7 +13,7 @@ var PlanMemory = etlLowering(&pm.Pass{
 	ID:   "ET-L03",
 	Doc: `plan tensor memory: greedy by lifetime, upper-bound sizes, 16-byte alignment, memory id 1
 
-Runs targets/executorch/plan on the main graph and records the result:
+Runs targets/executorch/plan on the main graph and its cond regions and records the result:
 each node gets metadata mem = "1:<offset>:<size>" per planned result, the
 program gets executorch.mem.inputs (planned graph inputs),
 executorch.mem.arenas (non_const_buffer_sizes, "0,<bytes>": memory ids are

@@ -1,11 +1,8 @@
 package emit
 
 import (
-	"fmt"
-
 	"github.com/fxport/fxport/ir"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
-	"github.com/fxport/fxport/targets/executorch/plan"
 )
 
 // Control flow is emitted inline, as exir does (pte-format.md §4.3): for
@@ -20,61 +17,14 @@ import (
 //	F: <false region's instructions>  MoveCall(false result_i → r_i)…
 //	E: …
 //
-// Region inputs are the operands' values (no copies). The memory planner
-// does not plan region values, so the out tensors (memory.alloc) inside a
-// region get storage appended after the planned arena of memory id 1, one
-// 16-aligned slot each, never reused: they cannot overlap any planned
-// value, at the price of a larger arena than exir's.
+// Region inputs are the operands' values (no copies). Values inside the
+// regions are planned like main-graph values (targets/executorch/plan: the
+// two branches may share bytes, nothing in a branch overlaps a value live
+// across the cond, and a branch's returned value usually shares its
+// result's storage, which makes its MoveCall a copy onto itself); the
+// emitter reads their mem metadata like any node's.
 
 var opCond = ir.MustLookupOp("higher_order.cond")
-
-// regionArena hands out storage for values the planner left unplanned
-// (allocations inside control-flow regions).
-type regionArena struct {
-	base, used int64 // slots start at base (the planned arena's end, aligned)
-	allocs     map[*ir.Value]plan.Alloc
-}
-
-// regionAlloc places a region's out tensor v after the planned arena.
-func (m *method) regionAlloc(v *ir.Value) (plan.Alloc, error) {
-	t := v.Tensor()
-	if t == nil {
-		return plan.Alloc{}, fmt.Errorf("%s is not a tensor", v)
-	}
-	if m.region == nil {
-		var end int64
-		if len(m.rec.ArenaSize) > plan.ArenaID {
-			end = m.rec.ArenaSize[plan.ArenaID]
-		}
-		m.region = &regionArena{base: align16(end), allocs: map[*ir.Value]plan.Alloc{}}
-	}
-	size := int64(t.DType.Size())
-	for i, d := range t.Shape {
-		ub := m.p.Env.UpperBound(d)
-		if !ub.IsFinite() {
-			return plan.Alloc{}, fmt.Errorf("%s: dim %d (%s) has no finite upper bound (widen-symbol-ranges)", v, i, d)
-		}
-		size *= ub.V
-	}
-	a := plan.Alloc{MemID: plan.ArenaID, Offset: m.region.base + m.region.used, Size: size}
-	m.region.used += align16(size)
-	m.region.allocs[v] = a
-	return a, nil
-}
-
-// regionArenaSizes returns non_const_buffer_sizes grown by the region slots.
-func (m *method) regionArenaSizes(sizes []int64) []int64 {
-	if m.region == nil || m.region.used == 0 {
-		return sizes
-	}
-	for len(sizes) <= plan.ArenaID {
-		sizes = append(sizes, 0)
-	}
-	sizes[plan.ArenaID] = m.region.base + m.region.used
-	return sizes
-}
-
-func align16(x int64) int64 { return (x + 15) &^ 15 }
 
 // emitCond emits a higher_order.cond node inline with jumps and moves.
 func (m *method) emitCond(n *ir.Node) error {

@@ -96,6 +96,12 @@ func TestEmitCondRunsBothBranches(t *testing.T) {
 	if countInstr(f, etfb.InstructionArgumentsJumpFalseCall) != 2 || countInstr(f, etfb.InstructionArgumentsMoveCall) != 2 {
 		t.Fatalf("want 2 JumpFalseCall and 2 MoveCall instructions")
 	}
+	// Region values are planned in the arena (no slots past it): %p, %x,
+	// %y live across the cond, %m, the storage %s, %n and %cond share, and
+	// %out in a dead slot: 5 × 16 bytes.
+	if got := f.Program.ExecutionPlan[0].NonConstBufferSizes; len(got) != 2 || got[1] != 80 {
+		t.Errorf("non_const_buffer_sizes %v, want [0 80]", got)
+	}
 	x := interp.FromFloat64(ir.Float32, []int64{4}, []float64{1, -2, 3, 0.5})
 	y := interp.FromFloat64(ir.Float32, []int64{4}, []float64{2, 5, -1, 4})
 	for _, b := range []bool{true, false} {

@@ -105,7 +105,6 @@ type method struct {
 	muts   *mutableData
 	dels   *delegateState                     // delegate payloads and named data (delegate.go)
 	inline []*etfb.BackendDelegateInlineDataT // inline processed data (cuda_delegate.go)
-	region *regionArena                       // storage of control-flow region values (control_flow.go)
 	plan   etfb.ExecutionPlanT
 	chain  etfb.ChainT
 	index  map[*ir.Value]int32 // IR value → EValue index
@@ -137,7 +136,7 @@ func (m *method) emit() error {
 		return err
 	}
 	m.plan.Chains = []*etfb.ChainT{&m.chain}
-	m.plan.NonConstBufferSizes = m.regionArenaSizes(append([]int64(nil), m.rec.ArenaSize...))
+	m.plan.NonConstBufferSizes = append([]int64(nil), m.rec.ArenaSize...)
 	if len(m.plan.NonConstBufferSizes) == 0 || m.plan.NonConstBufferSizes[0] != 0 {
 		return fmt.Errorf("memory plan: non_const_buffer_sizes %v must start with the 0 placeholder", m.rec.ArenaSize)
 	}
@@ -275,11 +274,7 @@ func (m *method) emitResult(v *ir.Value) (int32, error) {
 		if err != nil {
 			return 0, err
 		}
-		a, ok := m.rec.Allocs[v]
-		if !ok && m.region != nil {
-			a, ok = m.region.allocs[v]
-		}
-		if ok {
+		if a, ok := m.rec.Allocs[v]; ok {
 			tv.AllocationInfo = &etfb.AllocationDetailsT{MemoryId: uint32(a.MemID), MemoryOffsetLow: uint32(a.Offset), MemoryOffsetHigh: uint32(uint64(a.Offset) >> 32)}
 		}
 		ev = evTensor(tv)
@@ -359,9 +354,7 @@ func (m *method) emitNode(n *ir.Node) error {
 			return n.Errorf("memory.alloc with %d results", len(n.Results))
 		}
 		if _, planned := m.rec.Allocs[n.Results[0]]; !planned && n.Graph != m.p.Main {
-			if _, err := m.regionAlloc(n.Results[0]); err != nil {
-				return n.Errorf("%v", err)
-			}
+			return n.Errorf("memory.alloc in region %s has no planned storage (meta mem missing; re-run plan-memory after changing the region)", n.Graph.Name)
 		}
 		if _, err := m.emitResult(n.Results[0]); err != nil {
 			return n.Errorf("%v", err)

@@ -13,8 +13,9 @@ import (
 type class struct {
 	id         int
 	members    []*ir.Value
-	size       int64 // bytes, upper bound, unaligned
-	start, end int
+	size       int64  // bytes, upper bound, unaligned
+	start, end int    // hull of segs
+	segs       []Span // live positions, sorted and disjoint
 	planned    bool
 }
 
@@ -103,16 +104,12 @@ func unboundedError(v *ir.Value, i int, d sym.Expr) error {
 		v, i, d, strings.Join(syms, ", "), strings.Join(syms, ", "))
 }
 
-// buildClasses groups the main graph's tensor values into storage classes
-// and computes their sizes and lifetimes. pos numbers the nodes.
-func buildClasses(p *ir.Program, opt Options) ([]*class, map[*ir.Value]*class, map[*ir.Node]int, error) {
+// buildClasses groups the tensor values of the main graph and of its cond
+// regions (layout) into storage classes and computes their sizes and live
+// segments.
+func buildClasses(p *ir.Program, opt Options) ([]*class, *layout, error) {
 	g := p.Main
-	nodes := g.Nodes()
-	pos := make(map[*ir.Node]int, len(nodes))
-	for i, n := range nodes {
-		pos[n] = i
-	}
-	end := len(nodes)
+	l := newLayout(g)
 	uf := unionFind{}
 	var order []*ir.Value // tensor values in program order
 	defAt := map[*ir.Value]int{}
@@ -122,25 +119,95 @@ func buildClasses(p *ir.Program, opt Options) ([]*class, map[*ir.Value]*class, m
 			defAt[v] = -1
 		}
 	}
-	for i, n := range nodes {
+	for _, n := range l.nodes {
 		for k, r := range n.Results {
 			if r.Tensor() == nil {
 				continue
 			}
 			order = append(order, r)
-			defAt[r] = i
-			if a := aliasOf(n, k); a != nil && a.Tensor() != nil {
+			defAt[r] = l.pos[n]
+			if a := l.resolve(aliasOf(n, k)); a != nil && a.Tensor() != nil {
 				uf.union(a, r)
 			}
 			// getitem of a list result: the element exists from the list's producer on.
 			if n.Op.Info().Name == "operator.getitem" && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
 				if src := n.Args[0].Value; src.Def != nil {
-					defAt[r] = pos[src.Def]
+					if at, ok := l.pos[src.Def]; ok {
+						defAt[r] = at
+					}
 				}
 			}
 		}
 	}
-	// Roles of graph inputs and outputs.
+	unplanned := unplannedValues(p, opt)
+	shareCondResults(l, uf, order, unplanned)
+	// Build classes in program order of their first member.
+	byRoot := map[*ir.Value]*class{}
+	var classes []*class
+	of := map[*ir.Value]*class{}
+	for _, v := range order {
+		root := uf.find(v)
+		c := byRoot[root]
+		if c == nil {
+			c = &class{id: len(classes), planned: true}
+			byRoot[root] = c
+			classes = append(classes, c)
+		}
+		c.members = append(c.members, v)
+		of[v] = c
+		c.segs = append(c.segs, valueSegments(l, v, defAt[v])...)
+		if _, ok := unplanned[v]; ok {
+			c.planned = false
+		}
+	}
+	for _, c := range classes {
+		c.normalize()
+	}
+	extendMoveSources(l, of)
+	for _, c := range classes {
+		if !c.planned {
+			continue
+		}
+		for _, v := range c.members {
+			s, err := sizeOf(p.Env, v, v.Tensor())
+			if err != nil {
+				return nil, nil, err
+			}
+			if s > c.size {
+				c.size = s
+			}
+		}
+	}
+	return classes, l, nil
+}
+
+// valueSegments are the positions at which v must keep its bytes: from its
+// definition (def) to its last use. A cond's result is written by the move
+// at the end of whichever branch ran, so it lives at the true region's move
+// point and from the false region's move point on (the false region's
+// positions are not reached when the true branch runs).
+func valueSegments(l *layout, v *ir.Value, def int) []Span {
+	last := def
+	for _, u := range v.Uses() {
+		if at := l.usePos(u, v.Graph); at > last {
+			last = at
+		}
+	}
+	if n := v.Def; n != nil {
+		if t, f, ok := condRegions(n); ok {
+			if _, planned := l.move[t]; planned {
+				tm, fm := l.move[t], l.move[f]
+				return []Span{{tm, tm}, {fm, max(last, fm)}}
+			}
+		}
+	}
+	return []Span{{def, last}}
+}
+
+// unplannedValues are the graph inputs and outputs that Options leave
+// unplanned (and constants), with the reason.
+func unplannedValues(p *ir.Program, opt Options) map[*ir.Value]string {
+	g := p.Main
 	unplanned := map[*ir.Value]string{}
 	mutated := map[string]bool{}
 	for _, o := range p.Signature.Outputs {
@@ -172,12 +239,10 @@ func buildClasses(p *ir.Program, opt Options) ([]*class, map[*ir.Value]*class, m
 			unplanned[v] = "constant"
 		}
 	}
-	returned := map[*ir.Value]bool{}
 	for i, a := range g.Outputs() {
 		if a.Kind != ir.ArgValue {
 			continue
 		}
-		returned[a.Value] = true
 		kind := ir.UserOutput
 		if i < len(p.Signature.Outputs) {
 			kind = p.Signature.Outputs[i].Kind
@@ -188,60 +253,5 @@ func buildClasses(p *ir.Program, opt Options) ([]*class, map[*ir.Value]*class, m
 			}
 		}
 	}
-	// Build classes in program order of their first member.
-	byRoot := map[*ir.Value]*class{}
-	var classes []*class
-	of := map[*ir.Value]*class{}
-	for _, v := range order {
-		root := uf.find(v)
-		c := byRoot[root]
-		if c == nil {
-			c = &class{id: len(classes), start: defAt[v], end: defAt[v], planned: true}
-			byRoot[root] = c
-			classes = append(classes, c)
-		}
-		c.members = append(c.members, v)
-		of[v] = c
-		if defAt[v] < c.start {
-			c.start = defAt[v]
-		}
-		last := defAt[v]
-		for _, u := range v.Uses() {
-			at := end
-			if !u.IsReturn() {
-				if u.Graph != g {
-					at = end // used inside a region: conservatively to the end
-				} else {
-					at = pos[u]
-				}
-			}
-			if at > last {
-				last = at
-			}
-		}
-		if returned[v] {
-			last = end
-		}
-		if last > c.end {
-			c.end = last
-		}
-		if _, ok := unplanned[v]; ok {
-			c.planned = false
-		}
-	}
-	for _, c := range classes {
-		if !c.planned {
-			continue
-		}
-		for _, v := range c.members {
-			s, err := sizeOf(p.Env, v, v.Tensor())
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			if s > c.size {
-				c.size = s
-			}
-		}
-	}
-	return classes, of, pos, nil
+	return unplanned
 }

@@ -6,7 +6,10 @@ import (
 	"github.com/fxport/fxport/ir"
 )
 
-// Compute plans the memory of p's main graph.
+// Compute plans the memory of p's main graph and of its cond regions.
+// Positions (Entry.Start, End, Live) number the main graph's nodes in
+// order, each cond preceded by its true region's nodes, the true region's
+// move point, the false region's nodes and its move point.
 func Compute(p *ir.Program, opt Options) (*Plan, error) {
 	if opt.Alignment == 0 {
 		opt.Alignment = 16
@@ -14,7 +17,7 @@ func Compute(p *ir.Program, opt Options) (*Plan, error) {
 	if opt.Alignment < 0 || opt.Alignment&(opt.Alignment-1) != 0 {
 		return nil, fmt.Errorf("memory plan: alignment %d is not a power of two", opt.Alignment)
 	}
-	classes, of, pos, err := buildClasses(p, opt)
+	classes, l, err := buildClasses(p, opt)
 	if err != nil {
 		return nil, fmt.Errorf("memory plan of graph %s: %w", p.Main.Name, err)
 	}
@@ -45,13 +48,12 @@ func Compute(p *ir.Program, opt Options) (*Plan, error) {
 		out.Classes++
 		for _, v := range c.members {
 			out.Values = append(out.Values, Entry{
-				Value: v, Class: c.id, Start: c.start, End: c.end,
+				Value: v, Class: c.id, Start: c.start, End: c.end, Live: append([]Span(nil), c.segs...),
 				Alloc: Alloc{MemID: ArenaID, Offset: best.offset[c.id], Size: c.size},
 			})
 		}
 	}
-	_ = of
-	sortEntries(out.Values, pos)
+	sortEntries(out.Values, l.pos)
 	out.buildIndex()
 	return out, nil
 }

@@ -14,6 +14,11 @@
 // greedily (several orders are tried, the smallest arena wins), offsets
 // aligned to 16 bytes, all in memory id 1 (ids are 1-based; id 0 is the
 // unused placeholder of non_const_buffer_sizes). Constants are not planned.
+// Values inside higher_order.cond regions are planned in the same arena:
+// positions follow the emitted instruction order (true region, its moves,
+// false region, its moves, the cond), so the exclusive branches share
+// bytes and nothing inside a branch overlaps a value live across the cond
+// (cond.go, layout.go).
 //
 // The result is recorded in the IR (Record) so goldens show it and the
 // emitter reads it back (Read): node metadata mem = "1:<offset>:<size>"

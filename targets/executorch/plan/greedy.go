@@ -10,7 +10,13 @@ func alignUp(n, a int64) int64 {
 	return (n + a - 1) / a * a
 }
 
-func overlaps(a, b *class) bool { return a.start <= b.end && b.start <= a.end }
+// overlaps reports whether two classes are live at one position.
+func overlaps(a, b *class) bool {
+	if a.start > b.end || b.start > a.end {
+		return false
+	}
+	return len(a.segs) == 1 && len(b.segs) == 1 || segsOverlap(a.segs, b.segs)
+}
 
 // placement is one candidate: offsets by class id and the arena size.
 type placement struct {
@@ -140,7 +146,9 @@ func maxLive(classes []*class, align int64) int64 {
 			continue
 		}
 		s := alignUp(c.size, align)
-		evs = append(evs, ev{c.start, s}, ev{c.end + 1, -s})
+		for _, g := range c.segs {
+			evs = append(evs, ev{g.Start, s}, ev{g.End + 1, -s})
+		}
 	}
 	sort.Slice(evs, func(i, j int) bool {
 		if evs[i].at != evs[j].at {

@@ -6,8 +6,8 @@ import (
 	"github.com/fxport/fxport/targets/executorch/plan"
 )
 
-// checkNoOverlap fails when two values of different storage classes whose
-// lifetimes overlap share bytes, when an offset is misaligned, when a memory
+// checkNoOverlap fails when two values of different storage classes that
+// are live at one position (Entry.Live) share bytes, when an offset is misaligned, when a memory
 // id is not 1 or a value runs past the arena.
 func checkNoOverlap(pl *plan.Plan) error {
 	for i, a := range pl.Values {
@@ -24,7 +24,7 @@ func checkNoOverlap(pl *plan.Plan) error {
 			if a.Class == b.Class || a.Size == 0 || b.Size == 0 {
 				continue
 			}
-			live := a.Start <= b.End && b.Start <= a.End
+			live := liveTogether(a, b)
 			mem := a.Offset < b.Offset+b.Size && b.Offset < a.Offset+a.Size
 			if live && mem {
 				return fmt.Errorf("%s [%d,%d) live [%d,%d] overlaps %s [%d,%d) live [%d,%d]",
@@ -33,4 +33,16 @@ func checkNoOverlap(pl *plan.Plan) error {
 		}
 	}
 	return nil
+}
+
+// liveTogether reports whether two entries' live segments share a position.
+func liveTogether(a, b plan.Entry) bool {
+	for _, s := range a.Live {
+		for _, t := range b.Live {
+			if s.Start <= t.End && t.Start <= s.End {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -49,10 +49,14 @@ type Entry struct {
 	Class int
 	// Start and End are the class's lifetime in node positions (inputs
 	// are defined at -1; values returned by the graph live to the end).
+	// With cond regions, positions number the main graph's nodes and the
+	// regions' nodes in emission order (see Compute) and the class may be
+	// dead inside [Start, End]: Live lists the positions where it is live.
 	Start, End int
+	Live       []Span
 }
 
-// Plan is the memory plan of a program's main graph.
+// Plan is the memory plan of a program's main graph and its cond regions.
 type Plan struct {
 	// Values lists the planned values: graph inputs first, then node
 	// results in program order.
@@ -106,7 +110,11 @@ func (pl *Plan) Report() string {
 func (pl *Plan) Table() string {
 	var b strings.Builder
 	for _, e := range pl.Values {
-		fmt.Fprintf(&b, "%s\t%s\tclass %d\t[%d, %d]\n", e.Value, e.Alloc, e.Class, e.Start, e.End)
+		fmt.Fprintf(&b, "%s\t%s\tclass %d\t[%d, %d]", e.Value, e.Alloc, e.Class, e.Start, e.End)
+		if len(e.Live) > 1 {
+			fmt.Fprintf(&b, " live %v", e.Live)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -29,7 +29,7 @@ func Record(p *ir.Program, pl *Plan) {
 			n.Meta.Delete(MetaMem)
 		}
 	}
-	for _, n := range p.Main.Nodes() {
+	for _, n := range allNodes(p) {
 		var parts []string
 		any := false
 		for _, r := range n.Results {
@@ -65,7 +65,8 @@ func Record(p *ir.Program, pl *Plan) {
 
 // Recorded is a plan read back from the IR.
 type Recorded struct {
-	// Allocs maps each planned value of the main graph to its allocation.
+	// Allocs maps each planned value (of the main graph and of its cond
+	// regions) to its allocation.
 	Allocs map[*ir.Value]Alloc
 	// ArenaSize is non_const_buffer_sizes.
 	ArenaSize []int64
@@ -108,7 +109,7 @@ func Read(p *ir.Program) (*Recorded, error) {
 			r.Allocs[v] = a
 		}
 	}
-	for _, n := range p.Main.Nodes() {
+	for _, n := range allNodes(p) {
 		s, ok := n.Meta.Get(MetaMem)
 		if !ok {
 			continue
@@ -152,4 +153,12 @@ func parseAlloc(s string, arenas []int64) (Alloc, error) {
 		return Alloc{}, fmt.Errorf("%q: ends past arena %d of %d bytes", s, a.MemID, arenas[a.MemID])
 	}
 	return a, nil
+}
+
+// allNodes lists the nodes of every graph of p (the main graph, then the
+// regions depth first): the planned ones carry mem metadata.
+func allNodes(p *ir.Program) []*ir.Node {
+	var out []*ir.Node
+	p.ForEachGraph(func(g *ir.Graph) { out = append(out, g.Nodes()...) })
+	return out
 }

@@ -1,0 +1,132 @@
+package plan
+
+import "github.com/fxport/fxport/ir"
+
+var opCond = ir.MustLookupOp("higher_order.cond")
+
+// condRegions returns the true and false regions of a well-formed
+// higher_order.cond node (pred, true graph, false graph, [operands]).
+func condRegions(n *ir.Node) (t, f *ir.Graph, ok bool) {
+	if n.Op != opCond || len(n.Args) != 4 || n.Args[1].Kind != ir.ArgGraph || n.Args[2].Kind != ir.ArgGraph ||
+		n.Args[3].Kind != ir.ArgList || n.Args[1].Graph == nil || n.Args[2].Graph == nil {
+		return nil, nil, false
+	}
+	return n.Args[1].Graph, n.Args[2].Graph, true
+}
+
+// layout numbers the program points of the main graph and of every cond
+// region reachable from it through conds, in the order the emitter lays
+// out the instructions: a cond's true region's nodes, the true region's
+// moves into the cond's results, the false region's nodes, its moves, then
+// the cond node itself (the join). A run takes one branch, so a position
+// inside the true region and one inside the false region are never both
+// reached by one run.
+type layout struct {
+	main  *ir.Graph
+	nodes []*ir.Node // every numbered node, in position order
+	pos   map[*ir.Node]int
+	move  map[*ir.Graph]int      // move point of each cond region
+	conds []*ir.Node             // cond nodes with planned regions, in position order
+	owner map[*ir.Graph]*ir.Node // cond region → its cond node
+	// operand binds a cond region's input to the operand it stands for.
+	operand map[*ir.Value]*ir.Value
+	end     int // one past the last position
+}
+
+func newLayout(main *ir.Graph) *layout {
+	l := &layout{main: main, pos: map[*ir.Node]int{}, move: map[*ir.Graph]int{}, owner: map[*ir.Graph]*ir.Node{}, operand: map[*ir.Value]*ir.Value{}}
+	l.walk(main)
+	return l
+}
+
+func (l *layout) walk(g *ir.Graph) {
+	for _, n := range g.Nodes() {
+		if t, f, ok := condRegions(n); ok {
+			ops := n.Args[3].List
+			for _, r := range []*ir.Graph{t, f} {
+				l.owner[r] = n
+				for i, in := range r.Inputs {
+					if i < len(ops) && ops[i].Kind == ir.ArgValue {
+						l.operand[in] = ops[i].Value
+					}
+				}
+				l.walk(r)
+				l.move[r] = l.end
+				l.end++
+			}
+			l.conds = append(l.conds, n)
+		}
+		l.pos[n] = l.end
+		l.nodes = append(l.nodes, n)
+		l.end++
+	}
+}
+
+// resolve maps a cond region input to the outer value it stands for
+// (through nested regions); other values map to themselves. It returns nil
+// for a region input bound to no value (a literal operand or a region
+// that is not a cond's).
+func (l *layout) resolve(v *ir.Value) *ir.Value {
+	for v != nil && v.Def == nil && v.Graph != l.main {
+		v = l.operand[v]
+	}
+	return v
+}
+
+// planned reports whether g is the main graph or a cond region of it.
+func (l *layout) planned(g *ir.Graph) bool {
+	if g == l.main {
+		return true
+	}
+	_, ok := l.move[g]
+	return ok
+}
+
+// usePos is the position at which use u reads a value defined in graph def:
+// u's own position (a region's return is its move point, the main graph's
+// return the end), lifted to the enclosing cond node in def when u sits in
+// a region below def. A use inside any other kind of region counts as
+// lasting to the end.
+func (l *layout) usePos(u *ir.Node, def *ir.Graph) int {
+	h := u.Graph
+	var at int
+	switch {
+	case u.IsReturn() && h == l.main:
+		return l.end
+	case u.IsReturn():
+		mv, ok := l.move[h]
+		if !ok {
+			return l.end
+		}
+		at = mv
+	default:
+		p, ok := l.pos[u]
+		if !ok {
+			return l.end
+		}
+		at = p
+	}
+	for h != def {
+		c := l.owner[h]
+		if c == nil {
+			return l.end
+		}
+		at, h = l.pos[c], c.Graph
+	}
+	return at
+}
+
+// within reports whether graph g is h or a cond region nested in h.
+func (l *layout) within(g, h *ir.Graph) bool {
+	for g != nil {
+		if g == h {
+			return true
+		}
+		c := l.owner[g]
+		if c == nil {
+			return false
+		}
+		g = c.Graph
+	}
+	return false
+}
