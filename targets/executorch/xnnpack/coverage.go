@@ -21,7 +21,7 @@ type KindCoverage struct {
 // tests exercise every written kind).
 var coverage = map[xnnfb.XNodeUnion]KindCoverage{
 	xnnfb.XNodeUnionXNNAdd:                       {Ops: []string{"aten.add.Tensor"}},
-	xnnfb.XNodeUnionXNNFullyConnected:            {Ops: []string{"aten.addmm.default", "aten.mm.default"}, Reason: "linear reaches it as permute_copy + addmm/mm"},
+	xnnfb.XNodeUnionXNNFullyConnected:            {Ops: []string{"aten.addmm.default", "aten.mm.default"}, Reason: "linear reaches it as permute_copy + addmm/mm; qint8 per-tensor when its input and weight are dequantized"},
 	xnnfb.XNodeUnionXNNSoftmax:                   {Ops: []string{"aten._softmax.default"}},
 	xnnfb.XNodeUnionXNNSigmoid:                   {Ops: []string{"aten.sigmoid.default"}},
 	xnnfb.XNodeUnionXNNStaticTranspose:           {Ops: []string{"aten.permute_copy.default"}, Reason: "also the NCHW↔NHWC layout transposes (debug handle 65535)"},
@@ -37,7 +37,7 @@ var coverage = map[xnnfb.XNodeUnion]KindCoverage{
 	xnnfb.XNodeUnionXNNMultiply:                  {Ops: []string{"aten.mul.Tensor"}},
 	xnnfb.XNodeUnionXNNSubtract:                  {Ops: []string{"aten.sub.Tensor"}},
 	xnnfb.XNodeUnionXNNFloor:                     {Ops: []string{"aten.floor.default"}},
-	xnnfb.XNodeUnionXNNConvert:                   {Reason: "quantized partitions (quantize/dequantize per tensor) are not delegated"},
+	xnnfb.XNodeUnionXNNConvert:                   {Ops: []string{"quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default"}, Reason: "qint8 per-tensor, only around a quantized fully-connected op (its int8 weight and qint32 bias baked in)"},
 	xnnfb.XNodeUnionXNNGlobalAvgPooling2d:        {Ops: []string{"aten.mean.dim"}},
 	xnnfb.XNodeUnionXNNStaticReshape:             {Ops: []string{"aten.view_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}},
 	xnnfb.XNodeUnionXNNArgMaxPooling2d:           {Reason: "max_pool2d_with_indices is not claimed (the partitioner takes single-result nodes; exir does not emit this kind either)"},

@@ -231,11 +231,18 @@ func (s *ser) node(n *ir.Node) error {
 		return nil
 	case "aten.cat.default":
 		return s.cat(n)
+	case "quantized_decomposed.quantize_per_tensor.default":
+		return s.quantize(n)
+	case "quantized_decomposed.dequantize_per_tensor.default":
+		return s.dequantize(n)
 	}
 	return s.moreNode(n, name)
 }
 
 func (s *ser) fullyConnected(n *ir.Node) error {
+	if m := s.qfcs[n]; m != nil {
+		return s.quantFC(n, m)
+	}
 	var x, w *ir.Value
 	bias := uint32(internal)
 	if n.Op == opAddmm {

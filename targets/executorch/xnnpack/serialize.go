@@ -49,7 +49,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	region := call.Args[0].Graph
 	s := &ser{env: env, g: &xnnfb.XNNGraphT{Version: "0"}, ids: map[*ir.Value]uint32{}, nhwc: map[*ir.Value]uint32{},
 		consts: map[*ir.Value][]byte{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
-		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}}
+		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}}
 	s.g.ConstantData = []*xnnfb.ConstantDataOffsetT{{}}
 	s.g.InputIds, s.g.OutputIds = []uint32{}, []uint32{}
 	operands := call.Args[2:]
@@ -100,6 +100,9 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	s.g.NumExterns = ext
 	s.planLinearViews(region)
 	s.planFusion(region)
+	if err := s.planQuant(region); err != nil {
+		return nil, err
+	}
 	var handle uint32
 	for _, n := range region.Nodes() {
 		if s.skip[n] {
@@ -108,10 +111,11 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 		// Debug handles number the serialized IR nodes from 1.
 		s.handle = handle + 1
 		before := len(s.g.Xnodes)
+		s.tick = false
 		if err := s.node(n); err != nil {
 			return nil, n.Errorf("xnnpack: %v", err)
 		}
-		if len(s.g.Xnodes) > before {
+		if len(s.g.Xnodes) > before || s.tick {
 			handle++
 		}
 	}
@@ -143,7 +147,9 @@ type ser struct {
 	fcIn      map[*ir.Node]*ir.Value // fully-connected input read before linear's flattening view
 	fcOut     map[*ir.Node]*ir.Value // fully-connected output written as linear's restoring view
 	skip      map[*ir.Node]bool
+	qfcs      map[*ir.Node]*qfc // quantized fully-connected patterns by their addmm/mm
 	handle    uint32
+	tick      bool // the node emitted nothing but takes a debug handle
 }
 
 func datatype(d ir.DType) (xnnfb.XNNDatatype, error) {
@@ -188,19 +194,45 @@ var (
 
 // define appends a tensor value and returns its id.
 func (s *ser) define(v *ir.Value, dims []uint32, ext, flags, constIdx uint32) (uint32, error) {
+	return s.defineQ(v, dims, ext, flags, constIdx, nil)
+}
+
+// quant is a per-tensor quantized XNNPACK datatype with its parameters.
+type quant struct {
+	dt    xnnfb.XNNDatatype // qint8 or qint32
+	scale float32
+	zp    int32
+}
+
+// defineQ appends a tensor value (an XNNQuantizedTensorValue with
+// PerTensorQuant when q is not nil) and returns its id.
+func (s *ser) defineQ(v *ir.Value, dims []uint32, ext, flags, constIdx uint32, q *quant) (uint32, error) {
+	id := uint32(len(s.g.Xvalues))
+	tv := &xnnfb.XNNTensorValueT{NumDims: uint32(len(dims)), Dims: dims, ConstantBufferIdx: constIdx, ExternalId: ext, Flags: flags, IdOut: id}
+	if q != nil {
+		tv.Datatype = q.dt
+		s.g.Xvalues = append(s.g.Xvalues, &xnnfb.XValueT{XvalueUnion: &xnnfb.XValueUnionT{Type: xnnfb.XValueUnionXNNQuantizedTensorValue, Value: &xnnfb.XNNQuantizedTensorValueT{
+			TensorValue: tv,
+			QuantParams: &xnnfb.XNNQuantParamsT{Type: xnnfb.XNNQuantParamsPerTensorQuant, Value: &xnnfb.PerTensorQuantT{Scale: q.scale, ZeroPoint: q.zp}},
+		}}})
+		return id, nil
+	}
 	dt, err := datatype(v.Tensor().DType)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", v, err)
 	}
-	id := uint32(len(s.g.Xvalues))
-	s.g.Xvalues = append(s.g.Xvalues, &xnnfb.XValueT{XvalueUnion: &xnnfb.XValueUnionT{Type: xnnfb.XValueUnionXNNTensorValue, Value: &xnnfb.XNNTensorValueT{
-		Datatype: dt, NumDims: uint32(len(dims)), Dims: dims, ConstantBufferIdx: constIdx, ExternalId: ext, Flags: flags, IdOut: id,
-	}}})
+	tv.Datatype = dt
+	s.g.Xvalues = append(s.g.Xvalues, &xnnfb.XValueT{XvalueUnion: &xnnfb.XValueUnionT{Type: xnnfb.XValueUnionXNNTensorValue, Value: tv}})
 	return id, nil
 }
 
 // constValue defines a constant value holding data (named by its sha256).
 func (s *ser) constValue(v *ir.Value, dims []uint32, data []byte) (uint32, error) {
+	return s.constValueQ(v, dims, data, nil)
+}
+
+// constValueQ is constValue for a value quantized with q (nil: not quantized).
+func (s *ser) constValueQ(v *ir.Value, dims []uint32, data []byte, q *quant) (uint32, error) {
 	sum := sha256.Sum256(data)
 	key := hex.EncodeToString(sum[:])
 	if !s.named[key] {
@@ -208,7 +240,7 @@ func (s *ser) constValue(v *ir.Value, dims []uint32, data []byte) (uint32, error
 		s.namedList = append(s.namedList, Named{Key: key, Data: data})
 	}
 	s.g.ConstantData = append(s.g.ConstantData, &xnnfb.ConstantDataOffsetT{Offset: math.MaxUint64, Size: uint64(len(data)), NamedKey: key})
-	return s.define(v, dims, internal, 0, uint32(len(s.g.ConstantData)-1))
+	return s.defineQ(v, dims, internal, 0, uint32(len(s.g.ConstantData)-1), q)
 }
 
 // output defines the (NCHW) value of a node result r, external when r is

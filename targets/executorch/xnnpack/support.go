@@ -159,25 +159,28 @@ func (c *checker) supported(n *ir.Node) string {
 			return "a literal in tensor slot " + as.Name + " (wrapped scalar)"
 		}
 	}
+	// quantize/dequantize have an int8 side (checked by their rules).
+	int8OK := n.Op == opQuant || n.Op == opDequant
 	for _, v := range n.Operands() {
-		if why := c.tensorOK(v); why != "" {
+		if why := c.tensorOKAs(v, int8OK); why != "" {
 			return "operand " + v.String() + ": " + why
 		}
 	}
-	if why := c.tensorOK(n.Results[0]); why != "" {
+	if why := c.tensorOKAs(n.Results[0], int8OK); why != "" {
 		return "result: " + why
 	}
 	return r.check(c, n)
 }
 
-// tensorOK applies the common constraints: fp32/fp16 tensors, rank ≤ 6,
-// not empty, no unbacked symbolic sizes, on the CPU.
-func (c *checker) tensorOK(v *ir.Value) string {
+// tensorOKAs applies the common constraints: fp32/fp16 tensors (int8
+// too when int8OK), rank ≤ 6, not empty, no unbacked symbolic sizes, on
+// the CPU.
+func (c *checker) tensorOKAs(v *ir.Value, int8OK bool) string {
 	t := v.Tensor()
 	if t == nil {
 		return "not a tensor (" + v.Type.String() + ")"
 	}
-	if t.DType != ir.Float32 && t.DType != ir.Float16 {
+	if t.DType != ir.Float32 && t.DType != ir.Float16 && !(int8OK && t.DType == ir.Int8) {
 		return "dtype " + t.DType.String() + " (fp32/fp16 only)"
 	}
 	if t.Rank() > 6 {
@@ -241,7 +244,11 @@ func checkAddmm(c *checker, n *ir.Node) string {
 	if mat1.Tensor().Rank() != 2 || mat2.Tensor().Rank() != 2 {
 		return "operands must be matrices"
 	}
-	if !c.isConst(mat2) {
+	if quantFC(n) {
+		if _, why := matchQFC(n, func(v *ir.Value) bool { return c.consts[v] }); why != "" {
+			return why
+		}
+	} else if !c.isConst(mat2) {
 		return "weight must be static (a constant or its transpose)"
 	}
 	if _, ok := mat2.Tensor().StaticShape(); !ok {

@@ -1,0 +1,231 @@
+package xnnpack
+
+import (
+	"github.com/fxport/fxport/ir"
+)
+
+// Quantized fully-connected support (PT2E per-tensor qint8): the pattern
+//
+//	xq = quantize_per_tensor(x); xd = dequantize_per_tensor(xq)
+//	wd = dequantize_per_tensor(w int8 constant) [; permute_copy(wd, [1, 0])]
+//	y  = addmm(b fp32 constant, xd, w') | mm(xd, w')
+//	yq = quantize_per_tensor(y); yd = dequantize_per_tensor(yq)
+//
+// is claimed whole: XNNConvert fp32→qint8, a qint8 XNNFullyConnected
+// (qint8 filter, qint32 bias of scale s_x·s_w) and XNNConvert back to fp32.
+
+var (
+	opQuant   = ir.MustLookupOp("quantized_decomposed.quantize_per_tensor.default")
+	opDequant = ir.MustLookupOp("quantized_decomposed.dequantize_per_tensor.default")
+)
+
+func init() {
+	addRule("quantized_decomposed.quantize_per_tensor.default", "QuantizedPerTensorConfig", checkQuant)
+	addRule("quantized_decomposed.dequantize_per_tensor.default", "DeQuantizedPerTensorConfig", checkDequant)
+}
+
+// qparams are one q/dq node's per-tensor parameters.
+type qparams struct {
+	scale float64
+	zp    int64
+}
+
+// qparamsOf reads the per-tensor parameters of a q/dq node whose quantized
+// side is int8; the reason is non-empty when they are unusable.
+func qparamsOf(n *ir.Node) (qparams, string) {
+	s, ok1 := number(n.Arg("scale"))
+	zp := n.Arg("zero_point")
+	lo, ok3 := number(n.Arg("quant_min"))
+	hi, ok4 := number(n.Arg("quant_max"))
+	if !ok1 || zp.Kind != ir.ArgInt || !ok3 || !ok4 {
+		return qparams{}, "quantization parameters must be literals"
+	}
+	if !(s > 0) {
+		return qparams{}, "scale must be positive"
+	}
+	if lo < -128 || hi > 127 || lo >= hi || zp.Int < -128 || zp.Int > 127 {
+		return qparams{}, "only qint8 ranges within [-128, 127]"
+	}
+	q := n.Results[0]
+	if n.Op == opDequant {
+		q = n.Args[0].Value
+		if n.Results[0].Tensor().DType != ir.Float32 {
+			return qparams{}, "dequantize must produce fp32"
+		}
+	} else if n.Args[0].Value.Tensor().DType != ir.Float32 {
+		return qparams{}, "quantize must read fp32"
+	}
+	if q.Tensor().DType != ir.Int8 {
+		return qparams{}, "only int8 quantized tensors (qint8)"
+	}
+	return qparams{scale: s, zp: zp.Int}, ""
+}
+
+// qfc is the matched quantized fully-connected pattern around one addmm/mm.
+type qfc struct {
+	xq, xd     *ir.Node  // input quantize / dequantize
+	wd         *ir.Node  // weight dequantize
+	perm       *ir.Node  // permute_copy [1, 0] of the weight, or nil
+	w          *ir.Value // the int8 [out, in] (perm != nil) or [in, out] constant
+	yq         *ir.Node  // output quantize
+	x, wp, yp  qparams
+	outDequant []*ir.Node // dequantize users of yq
+}
+
+// matchQFC matches the pattern around fc (addmm or mm); isConst says which
+// values are constants. The reason is empty on a match.
+func matchQFC(fc *ir.Node, isConst func(*ir.Value) bool) (*qfc, string) {
+	var x, w *ir.Value
+	if fc.Op == opAddmm {
+		x, w = fc.Arg("mat1").Value, fc.Arg("mat2").Value
+	} else {
+		x, w = fc.Arg("self").Value, fc.Arg("mat2").Value
+	}
+	m := &qfc{}
+	var why string
+	if x.Def == nil || x.Def.Op != opDequant {
+		return nil, "quantized weight with an unquantized input"
+	}
+	m.xd = x.Def
+	if m.x, why = qparamsOf(m.xd); why != "" {
+		return nil, "input dequantize: " + why
+	}
+	xq := m.xd.Args[0].Value
+	if xq.Def == nil || xq.Def.Op != opQuant {
+		return nil, "input dequantize must read a quantize"
+	}
+	m.xq = xq.Def
+	if p, why := qparamsOf(m.xq); why != "" || p != m.x {
+		return nil, "input quantize/dequantize parameters differ"
+	}
+	if w.Def != nil && w.Def.Op == opPermute {
+		if d, ok := ints(w.Def.Arg("dims"), 0); !ok || len(d) != 2 || !(d[0] == 1 && d[1] == 0 || d[0] == -1 && d[1] == -2 || d[0] == 1 && d[1] == -2 || d[0] == -1 && d[1] == 0) {
+			return nil, "weight permute must be [1, 0]"
+		}
+		if w.NumUses() != 1 {
+			return nil, "weight permute has other users"
+		}
+		m.perm = w.Def
+		w = w.Def.Args[0].Value
+	}
+	if w.Def == nil || w.Def.Op != opDequant || w.NumUses() != 1 {
+		return nil, "weight must be a dequantize of an int8 constant used once"
+	}
+	m.wd = w.Def
+	if m.wp, why = qparamsOf(m.wd); why != "" {
+		return nil, "weight dequantize: " + why
+	}
+	if m.wp.zp != 0 {
+		return nil, "weight zero point must be 0"
+	}
+	m.w = m.wd.Args[0].Value
+	if !isConst(m.w) {
+		return nil, "weight must be a constant"
+	}
+	r := fc.Results[0]
+	if r.NumUses() != 1 || r.Uses()[0].IsReturn() || r.Uses()[0].Op != opQuant {
+		return nil, "quantized fully-connected result must feed one quantize"
+	}
+	m.yq = r.Uses()[0]
+	if m.yp, why = qparamsOf(m.yq); why != "" {
+		return nil, "output quantize: " + why
+	}
+	yq := m.yq.Results[0]
+	if yq.NumUses() == 0 {
+		return nil, "output quantize is unused"
+	}
+	for _, u := range yq.Uses() {
+		if u.IsReturn() || u.Op != opDequant {
+			return nil, "output quantize must feed only dequantize nodes"
+		}
+		if p, why := qparamsOf(u); why != "" || p != m.yp {
+			return nil, "output quantize/dequantize parameters differ"
+		}
+		m.outDequant = append(m.outDequant, u)
+	}
+	if fc.Op == opAddmm {
+		if b := fc.Arg("self").Value; b.Tensor().DType != ir.Float32 {
+			return nil, "bias must be fp32"
+		}
+	}
+	return m, ""
+}
+
+// quantFC reports whether fc's weight is dequantized (the quantized form).
+func quantFC(fc *ir.Node) bool {
+	w := fc.Arg("mat2").Value
+	if w.Def != nil && w.Def.Op == opPermute {
+		w = w.Def.Args[0].Value
+	}
+	return w.Def != nil && w.Def.Op == opDequant
+}
+
+func isFC(n *ir.Node) bool {
+	return n.Op == opAddmm || n.Op.Info().Name == "aten.mm.default"
+}
+
+// checkQuant: a quantize whose every user is a supported dequantize.
+func checkQuant(c *checker, n *ir.Node) string {
+	if _, why := qparamsOf(n); why != "" {
+		return why
+	}
+	r := n.Results[0]
+	if r.NumUses() == 0 {
+		return "unused quantize"
+	}
+	for _, u := range r.Uses() {
+		if u.IsReturn() || u.Op != opDequant {
+			return "quantize must feed only dequantize nodes"
+		}
+		if why := c.supported(u); why != "" {
+			return "its dequantize is not delegated: " + why
+		}
+	}
+	return ""
+}
+
+// checkDequant: a dequantize that is part of a supported quantized
+// fully-connected pattern (weight, input or output side).
+func checkDequant(c *checker, n *ir.Node) string {
+	if _, why := qparamsOf(n); why != "" {
+		return why
+	}
+	in := n.Args[0].Value
+	fcOK := func(fc *ir.Node) string {
+		if !isFC(fc) {
+			return "not a fully-connected op"
+		}
+		return c.supported(fc)
+	}
+	// Output side: dequantize(quantize(fc)).
+	if in.Def != nil && in.Def.Op == opQuant {
+		if src := in.Def.Args[0].Value; src.Def != nil && isFC(src.Def) {
+			if why := fcOK(src.Def); why != "" {
+				return "its fully-connected op is not delegated: " + why
+			}
+			return ""
+		}
+	}
+	// Input or weight side: every user (through a weight permute) is a
+	// supported quantized fully-connected op.
+	r := n.Results[0]
+	if r.NumUses() == 0 {
+		return "unused dequantize"
+	}
+	for _, u := range r.Uses() {
+		if u.IsReturn() {
+			return "dequantized value is returned"
+		}
+		if u.Op == opPermute {
+			pu := u.Results[0].Uses()
+			if len(pu) != 1 || pu[0].IsReturn() {
+				return "weight permute must feed one fully-connected op"
+			}
+			u = pu[0]
+		}
+		if why := fcOK(u); why != "" {
+			return "its fully-connected op is not delegated: " + why
+		}
+	}
+	return ""
+}
