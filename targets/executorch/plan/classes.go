@@ -106,7 +106,8 @@ func unboundedError(v *ir.Value, i int, d sym.Expr) error {
 
 // buildClasses groups the tensor values of the main graph and of its cond
 // regions (layout) into storage classes and computes their sizes and live
-// segments.
+// segments. A while_loop's results are its carried slots, live across the
+// whole loop; values inside its regions are live across the whole loop too.
 func buildClasses(p *ir.Program, opt Options) ([]*class, *layout, error) {
 	g := p.Main
 	l := newLayout(g)
@@ -193,7 +194,17 @@ func valueSegments(l *layout, v *ir.Value, def int) []Span {
 			last = at
 		}
 	}
+	if s, ok := l.enclosingLoop(v.Graph); ok {
+		// Inside a while_loop: live for the whole loop (an iteration may
+		// read it again after the backward jump; no reuse within the loop).
+		return []Span{s}
+	}
 	if n := v.Def; n != nil {
+		if s, ok := l.loop[n]; ok {
+			// A while_loop result is its carried slot: written by the
+			// initial moves, read and rewritten by every iteration.
+			return []Span{{s.Start, max(last, s.End)}}
+		}
 		if t, f, ok := condRegions(n); ok {
 			if _, planned := l.move[t]; planned {
 				tm, fm := l.move[t], l.move[f]

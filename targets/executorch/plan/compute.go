@@ -6,7 +6,8 @@ import (
 	"github.com/fxport/fxport/ir"
 )
 
-// Compute plans the memory of p's main graph and of its cond regions.
+// Compute plans the memory of p's main graph and of its cond and while_loop
+// regions.
 // Positions (Entry.Start, End, Live) number the main graph's nodes in
 // order, each cond preceded by its true region's nodes, the true region's
 // move point, the false region's nodes and its move point.

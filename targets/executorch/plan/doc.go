@@ -18,7 +18,10 @@
 // positions follow the emitted instruction order (true region, its moves,
 // false region, its moves, the cond), so the exclusive branches share
 // bytes and nothing inside a branch overlaps a value live across the cond
-// (cond.go, layout.go).
+// (cond.go, layout.go). Values inside higher_order.while_loop regions are
+// planned too: the loop's results are its carried slots, live across the
+// whole loop, and every value inside the loop lives for the whole loop, so
+// it overlaps neither a slot nor a value live across the loop.
 //
 // The result is recorded in the IR (Record) so goldens show it and the
 // emitter reads it back (Read): node metadata mem = "1:<offset>:<size>"

@@ -2,7 +2,20 @@ package plan
 
 import "github.com/fxport/fxport/ir"
 
-var opCond = ir.MustLookupOp("higher_order.cond")
+var (
+	opCond  = ir.MustLookupOp("higher_order.cond")
+	opWhile = ir.MustLookupOp("higher_order.while_loop")
+)
+
+// whileRegions returns the cond_fn and body_fn regions of a well-formed
+// higher_order.while_loop node (cond_fn, body_fn, [carried], [additional]).
+func whileRegions(n *ir.Node) (c, b *ir.Graph, ok bool) {
+	if n.Op != opWhile || len(n.Args) != 4 || n.Args[0].Kind != ir.ArgGraph || n.Args[1].Kind != ir.ArgGraph ||
+		n.Args[2].Kind != ir.ArgList || n.Args[3].Kind != ir.ArgList || n.Args[0].Graph == nil || n.Args[1].Graph == nil {
+		return nil, nil, false
+	}
+	return n.Args[0].Graph, n.Args[1].Graph, true
+}
 
 // condRegions returns the true and false regions of a well-formed
 // higher_order.cond node (pred, true graph, false graph, [operands]).
@@ -25,16 +38,20 @@ type layout struct {
 	main  *ir.Graph
 	nodes []*ir.Node // every numbered node, in position order
 	pos   map[*ir.Node]int
-	move  map[*ir.Graph]int      // move point of each cond region
+	move  map[*ir.Graph]int      // move point of each cond or while region
 	conds []*ir.Node             // cond nodes with planned regions, in position order
-	owner map[*ir.Graph]*ir.Node // cond region → its cond node
-	// operand binds a cond region's input to the operand it stands for.
+	owner map[*ir.Graph]*ir.Node // cond or while region → its node
+	// operand binds a region's input to the operand it stands for (a
+	// while region's carried input: the while's result, its slot).
 	operand map[*ir.Value]*ir.Value
-	end     int // one past the last position
+	// loop is the span of each while_loop node: from its initial moves
+	// into the carried slots to the node's own position (the exit).
+	loop map[*ir.Node]Span
+	end  int // one past the last position
 }
 
 func newLayout(main *ir.Graph) *layout {
-	l := &layout{main: main, pos: map[*ir.Node]int{}, move: map[*ir.Graph]int{}, owner: map[*ir.Graph]*ir.Node{}, operand: map[*ir.Value]*ir.Value{}}
+	l := &layout{main: main, pos: map[*ir.Node]int{}, move: map[*ir.Graph]int{}, owner: map[*ir.Graph]*ir.Node{}, operand: map[*ir.Value]*ir.Value{}, loop: map[*ir.Node]Span{}}
 	l.walk(main)
 	return l
 }
@@ -56,10 +73,57 @@ func (l *layout) walk(g *ir.Graph) {
 			}
 			l.conds = append(l.conds, n)
 		}
+		if c, b, ok := whileRegions(n); ok {
+			l.walkWhile(n, c, b)
+		}
 		l.pos[n] = l.end
 		l.nodes = append(l.nodes, n)
 		l.end++
 	}
+}
+
+// walkWhile numbers a while_loop in the emitter's order: the initial
+// moves into the carried slots, cond_fn's nodes, its exit jump (cond_fn's
+// move point), body_fn's nodes, its moves back into the slots (body_fn's
+// move point), then the node itself (the exit). Region inputs stand for
+// the carried slots (the node's results) and the additional inputs.
+func (l *layout) walkWhile(n *ir.Node, c, b *ir.Graph) {
+	carried, extra := n.Args[2].List, n.Args[3].List
+	start := l.end
+	l.end++
+	for _, r := range []*ir.Graph{c, b} {
+		l.owner[r] = n
+		for i, in := range r.Inputs {
+			switch {
+			case i < len(carried) && i < len(n.Results):
+				l.operand[in] = n.Results[i]
+			case i >= len(carried) && i-len(carried) < len(extra) && extra[i-len(carried)].Kind == ir.ArgValue:
+				l.operand[in] = extra[i-len(carried)].Value
+			}
+		}
+		l.walk(r)
+		l.move[r] = l.end
+		l.end++
+	}
+	l.loop[n] = Span{start, l.end}
+}
+
+// enclosingLoop returns the span of the outermost while_loop whose regions
+// hold graph g.
+func (l *layout) enclosingLoop(g *ir.Graph) (Span, bool) {
+	var out Span
+	found := false
+	for g != nil {
+		c := l.owner[g]
+		if c == nil {
+			break
+		}
+		if s, ok := l.loop[c]; ok {
+			out, found = s, true
+		}
+		g = c.Graph
+	}
+	return out, found
 }
 
 // resolve maps a cond region input to the outer value it stands for
@@ -73,7 +137,7 @@ func (l *layout) resolve(v *ir.Value) *ir.Value {
 	return v
 }
 
-// planned reports whether g is the main graph or a cond region of it.
+// planned reports whether g is the main graph or a cond or while region of it.
 func (l *layout) planned(g *ir.Graph) bool {
 	if g == l.main {
 		return true
@@ -116,7 +180,7 @@ func (l *layout) usePos(u *ir.Node, def *ir.Graph) int {
 	return at
 }
 
-// within reports whether graph g is h or a cond region nested in h.
+// within reports whether graph g is h or a cond or while region nested in h.
 func (l *layout) within(g, h *ir.Graph) bool {
 	for g != nil {
 		if g == h {

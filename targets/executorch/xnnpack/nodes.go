@@ -293,24 +293,16 @@ func (s *ser) conv(n *ir.Node) error {
 	if n.Arg("transposed").Bool() {
 		return s.deconv(n)
 	}
+	if m := s.qconvs[n]; m != nil {
+		return s.quantConv(n, m)
+	}
 	x, w := n.Arg("input").Value, n.Arg("weight").Value
 	in, err := s.getNHWC(x)
 	if err != nil {
 		return err
 	}
 	wd := dimsOf(w, s.env) // [O, I/g, kh, kw]
-	groups := uint32(n.Arg("groups").Int)
-	cin := dimsOf(x, s.env)[1]
-	stride, _ := ints(n.Arg("stride"), 2)
-	pad, _ := ints(n.Arg("padding"), 2)
-	dil, _ := ints(n.Arg("dilation"), 2)
-	depthwise := groups > 1 && wd[1] == 1 && cin == groups
-	perm := []int{0, 2, 3, 1} // OHWI
-	kind := xnnfb.XNodeUnionXNNConv2d
-	if depthwise {
-		perm = []int{1, 2, 3, 0} // 1HWO
-		kind = xnnfb.XNodeUnionXNNDepthwiseConv2d
-	}
+	kind, perm, node := s.convShape(n, wd)
 	filter, err := s.constValue(w, permDims(wd, perm), permuteBytes(s.consts[w], wd, perm, elemSize(w)))
 	if err != nil {
 		return err
@@ -326,14 +318,32 @@ func (s *ser) conv(n *ir.Node) error {
 			return err
 		}
 	}
-	s.add(kind, &xnnfb.XNNNodeConvT{
+	node.Input1Id, node.FilterId, node.BiasId, node.OutputId = in, filter, bias, out
+	s.add(kind, node, s.handle, mm)
+	return nil
+}
+
+// convShape returns a 2-D convolution's node kind, the permutation of its
+// [O, I/g, kh, kw] filter (OHWI, or 1HWO for a depthwise one) and the node
+// payload without its value ids.
+func (s *ser) convShape(n *ir.Node, wd []uint32) (xnnfb.XNodeUnion, []int, *xnnfb.XNNNodeConvT) {
+	groups := uint32(n.Arg("groups").Int)
+	cin := dimsOf(n.Arg("input").Value, s.env)[1]
+	stride, _ := ints(n.Arg("stride"), 2)
+	pad, _ := ints(n.Arg("padding"), 2)
+	dil, _ := ints(n.Arg("dilation"), 2)
+	perm := []int{0, 2, 3, 1} // OHWI
+	kind := xnnfb.XNodeUnionXNNConv2d
+	if groups > 1 && wd[1] == 1 && cin == groups {
+		perm = []int{1, 2, 3, 0} // 1HWO
+		kind = xnnfb.XNodeUnionXNNDepthwiseConv2d
+	}
+	return kind, perm, &xnnfb.XNNNodeConvT{
 		PaddingTop: uint32(pad[0]), PaddingRight: uint32(pad[1]), PaddingBottom: uint32(pad[0]), PaddingLeft: uint32(pad[1]),
 		KernelHeight: wd[2], KernelWidth: wd[3], SubsamplingHeight: uint32(stride[0]), SubsamplingWidth: uint32(stride[1]),
 		DilationHeight: uint32(dil[0]), DilationWidth: uint32(dil[1]),
 		GroupInputChannels: wd[1], GroupOutputChannels: wd[0] / groups, Groups: groups,
-		Input1Id: in, FilterId: filter, BiasId: bias, OutputId: out,
-	}, s.handle, mm)
-	return nil
+	}
 }
 
 func (s *ser) avgPool(n *ir.Node) error {

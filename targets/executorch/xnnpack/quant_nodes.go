@@ -14,21 +14,34 @@ import (
 // output quantize / dequantize pair is written with the fully-connected
 // node (its qint8 output and XNNConvert back to fp32).
 func (s *ser) planQuant(region *ir.Graph) error {
+	isConst := func(v *ir.Value) bool { _, ok := s.consts[v]; return ok }
 	for _, n := range region.Nodes() {
-		if !isFC(n) || !quantFC(n) {
+		var io *qio
+		var wd *ir.Node
+		switch {
+		case isFC(n) && quantFC(n):
+			m, why := matchQFC(n, isConst)
+			if why != "" {
+				return n.Errorf("xnnpack: quantized fully-connected: %s", why)
+			}
+			s.qfcs[n] = m
+			if m.perm != nil {
+				s.skip[m.perm] = true
+			}
+			io, wd = &m.qio, m.wq.dq
+		case quantConv(n):
+			m, why := matchQConv(n, isConst)
+			if why != "" {
+				return n.Errorf("xnnpack: quantized convolution: %s", why)
+			}
+			s.qconvs[n] = m
+			io, wd = &m.qio, m.wq.dq
+		default:
 			continue
 		}
-		m, why := matchQFC(n, func(v *ir.Value) bool { _, ok := s.consts[v]; return ok })
-		if why != "" {
-			return n.Errorf("xnnpack: quantized fully-connected: %s", why)
-		}
-		s.qfcs[n] = m
-		s.skip[m.wd] = true
-		if m.perm != nil {
-			s.skip[m.perm] = true
-		}
-		s.skip[m.yq] = true
-		for _, d := range m.outDequant {
+		s.skip[wd] = true
+		s.skip[io.yq] = true
+		for _, d := range io.outDequant {
 			s.skip[d] = true
 		}
 	}
@@ -60,6 +73,9 @@ func (s *ser) dequantize(n *ir.Node) error {
 	q := n.Args[0].Value
 	if q.Def == nil || q.Def.Op != opQuant {
 		return fmt.Errorf("dequantize of %s: only a quantize's result (or a quantized weight) is supported", q)
+	}
+	if s.convInput(n) {
+		return s.dequantizeNHWC(n, p)
 	}
 	qid, ok := s.ids[q]
 	if !ok {
@@ -93,52 +109,78 @@ func (s *ser) dequantize(n *ir.Node) error {
 	return nil
 }
 
-// quantFC writes a qint8 XNNFullyConnected: filter [out, in] qint8, bias
-// quantized to qint32 with scale s_x·s_w and zero point 0, output qint8,
-// then XNNConvert of the output to each fp32 dequantized result.
+// quantFC writes a qint8 XNNFullyConnected: filter [out, in] qint8 (qcint8
+// per output channel), bias quantized to qint32 with scale s_x·s_w
+// (qcint32 with scales s_x·s_w[c]) and zero point 0, output qint8, then
+// XNNConvert of the output to each fp32 dequantized result.
 func (s *ser) quantFC(n *ir.Node, m *qfc) error {
 	in, err := s.get(m.xd.Results[0])
 	if err != nil {
 		return err
 	}
-	wb, ok := s.consts[m.w]
+	w := m.wq.w
+	wb, ok := s.consts[w]
 	if !ok {
-		return fmt.Errorf("weight %s is not a constant", m.w)
+		return fmt.Errorf("weight %s is not a constant", w)
 	}
-	wd := dimsOf(m.w, s.env)
+	wd := dimsOf(w, s.env)
 	if m.perm == nil { // [in, out] → [out, in]
 		wb = permuteBytes(wb, wd, []int{1, 0}, 1)
 		wd = permDims(wd, []int{1, 0})
 	}
-	filter, err := s.constValueQ(m.w, wd, wb, qint8Of(m.wp))
+	wq, err := s.weightQuant(m.wq, 0)
+	if err != nil {
+		return err
+	}
+	filter, err := s.constValueQ(w, wd, wb, wq)
 	if err != nil {
 		return err
 	}
 	bias := uint32(internal)
 	if n.Op == opAddmm {
-		b := n.Arg("self").Value
-		fb, ok := s.consts[b]
-		if !ok {
-			return fmt.Errorf("bias %s is not a constant", b)
-		}
-		bs := float32(m.x.scale) * float32(m.wp.scale)
-		data, err := quantizeBias(fb, bs)
-		if err != nil {
-			return fmt.Errorf("bias %s: %w", b, err)
-		}
-		if bias, err = s.constValueQ(b, dimsOf(b, s.env), data, &quant{dt: xnnfb.XNNDatatypexnn_datatype_qint32, scale: bs}); err != nil {
+		if bias, err = s.quantBias(n.Arg("self").Value, m.x.scale, wq); err != nil {
 			return err
 		}
 	}
-	yq := m.yq.Results[0]
-	out, err := s.defineQ(yq, dimsOf(yq, s.env), internal, 0, 0, qint8Of(m.yp))
+	out, err := s.quantOut(&m.qio, false)
 	if err != nil {
 		return err
 	}
-	s.ids[yq] = out
 	s.add(xnnfb.XNodeUnionXNNFullyConnected, &xnnfb.XNNFullyConnectedT{Input1Id: in, FilterId: filter, BiasId: bias, OutputId: out}, s.handle, nil)
+	return s.quantOutConverts(&m.qio, out, false)
+}
+
+// quantOut defines the qint8 output of a quantized pattern (NHWC for a
+// convolution).
+func (s *ser) quantOut(m *qio, nhwc bool) (uint32, error) {
+	yq := m.yq.Results[0]
+	d := dimsOf(yq, s.env)
+	if nhwc {
+		d = permDims(d, toNHWC)
+	}
+	out, err := s.defineQ(yq, d, internal, 0, 0, qint8Of(m.yp))
+	if err != nil {
+		return 0, err
+	}
+	if nhwc {
+		s.nhwc[yq] = out
+	} else {
+		s.ids[yq] = out
+	}
+	return out, nil
+}
+
+// quantOutConverts writes XNNConvert of the qint8 output to each fp32
+// dequantized result (their NHWC forms for a convolution).
+func (s *ser) quantOutConverts(m *qio, out uint32, nhwc bool) error {
 	for _, d := range m.outDequant {
-		o, err := s.output(d.Results[0])
+		var o uint32
+		var err error
+		if nhwc {
+			o, err = s.outputNHWC(d.Results[0])
+		} else {
+			o, err = s.output(d.Results[0])
+		}
 		if err != nil {
 			return err
 		}
@@ -147,14 +189,45 @@ func (s *ser) quantFC(n *ir.Node, m *qfc) error {
 	return nil
 }
 
-// quantizeBias rounds fp32 little-endian values to int32 multiples of scale
-// (half to even), saturating.
-func quantizeBias(b []byte, scale float32) ([]byte, error) {
+// quantBias quantizes the fp32 constant bias b to int32 with scale
+// s_x·s_w (qint32), or s_x·s_w[c] per channel (qcint32 along dim 0).
+func (s *ser) quantBias(b *ir.Value, sx float64, wq *quant) (uint32, error) {
+	fb, ok := s.consts[b]
+	if !ok {
+		return 0, fmt.Errorf("bias %s is not a constant", b)
+	}
+	q := &quant{dt: xnnfb.XNNDatatypexnn_datatype_qint32, scale: float32(sx) * wq.scale}
+	scales := []float32{q.scale}
+	if wq.scales != nil {
+		q.dt, q.scale = xnnfb.XNNDatatypexnn_datatype_qcint32, 0
+		q.scales = make([]float32, len(wq.scales))
+		for i, sw := range wq.scales {
+			q.scales[i] = float32(sx) * sw
+		}
+		scales = q.scales
+		if len(fb) != 4*len(scales) {
+			return 0, fmt.Errorf("bias %s: %d bytes for %d channels", b, len(fb), len(scales))
+		}
+	}
+	data, err := quantizeBias(fb, scales)
+	if err != nil {
+		return 0, fmt.Errorf("bias %s: %w", b, err)
+	}
+	return s.constValueQ(b, dimsOf(b, s.env), data, q)
+}
+
+// quantizeBias rounds fp32 little-endian values to int32 multiples of their
+// scale (one for all, or one per value; half to even), saturating.
+func quantizeBias(b []byte, scales []float32) ([]byte, error) {
 	if len(b)%4 != 0 {
 		return nil, fmt.Errorf("%d bytes is not a whole number of fp32 values", len(b))
 	}
 	out := make([]byte, len(b))
 	for i := 0; i < len(b); i += 4 {
+		scale := scales[0]
+		if len(scales) > 1 {
+			scale = scales[i/4]
+		}
 		v := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))) / float64(scale)
 		q := math.RoundToEven(v)
 		q = math.Max(math.MinInt32, math.Min(math.MaxInt32, q))

@@ -4,24 +4,31 @@ import (
 	"github.com/fxport/fxport/ir"
 )
 
-// Quantized fully-connected support (PT2E per-tensor qint8): the pattern
+// Quantized fully-connected and convolution support (PT2E qint8): the
+// pattern
 //
 //	xq = quantize_per_tensor(x); xd = dequantize_per_tensor(xq)
-//	wd = dequantize_per_tensor(w int8 constant) [; permute_copy(wd, [1, 0])]
-//	y  = addmm(b fp32 constant, xd, w') | mm(xd, w')
+//	wd = dequantize_per_tensor(w int8 constant) |
+//	     dequantize_per_channel(w int8 constant, scales, zero_points, axis)
+//	     [; permute_copy(wd, [1, 0])]
+//	y  = addmm(b fp32 constant, xd, w') | mm(xd, w') | convolution(xd, wd, b)
 //	yq = quantize_per_tensor(y); yd = dequantize_per_tensor(yq)
 //
-// is claimed whole: XNNConvert fp32→qint8, a qint8 XNNFullyConnected
-// (qint8 filter, qint32 bias of scale s_x·s_w) and XNNConvert back to fp32.
+// is claimed whole: XNNConvert fp32→qint8, a qint8 XNNFullyConnected or
+// XNNConv2d / XNNDepthwiseConv2d (qint8 filter, qint32 bias of scale
+// s_x·s_w; per-channel weights give a qcint8 filter and a qcint32 bias of
+// scales s_x·s_w[c]) and XNNConvert back to fp32.
 
 var (
-	opQuant   = ir.MustLookupOp("quantized_decomposed.quantize_per_tensor.default")
-	opDequant = ir.MustLookupOp("quantized_decomposed.dequantize_per_tensor.default")
+	opQuant     = ir.MustLookupOp("quantized_decomposed.quantize_per_tensor.default")
+	opDequant   = ir.MustLookupOp("quantized_decomposed.dequantize_per_tensor.default")
+	opDequantCh = ir.MustLookupOp("quantized_decomposed.dequantize_per_channel.default")
 )
 
 func init() {
 	addRule("quantized_decomposed.quantize_per_tensor.default", "QuantizedPerTensorConfig", checkQuant)
 	addRule("quantized_decomposed.dequantize_per_tensor.default", "DeQuantizedPerTensorConfig", checkDequant)
+	addRule("quantized_decomposed.dequantize_per_channel.default", "DeQuantizedPerChannelConfig", checkDequantCh)
 }
 
 // qparams are one q/dq node's per-tensor parameters.
@@ -61,15 +68,68 @@ func qparamsOf(n *ir.Node) (qparams, string) {
 	return qparams{scale: s, zp: zp.Int}, ""
 }
 
+// qio is the quantized input and output side shared by the quantized
+// fully-connected and convolution patterns.
+type qio struct {
+	xq, xd     *ir.Node // input quantize / dequantize
+	yq         *ir.Node // output quantize
+	x, yp      qparams
+	outDequant []*ir.Node // dequantize users of yq
+}
+
 // qfc is the matched quantized fully-connected pattern around one addmm/mm.
 type qfc struct {
-	xq, xd     *ir.Node  // input quantize / dequantize
-	wd         *ir.Node  // weight dequantize
-	perm       *ir.Node  // permute_copy [1, 0] of the weight, or nil
-	w          *ir.Value // the int8 [out, in] (perm != nil) or [in, out] constant
-	yq         *ir.Node  // output quantize
-	x, wp, yp  qparams
-	outDequant []*ir.Node // dequantize users of yq
+	qio
+	perm *ir.Node // permute_copy [1, 0] of the weight, or nil
+	wq   *wquant  // the int8 [out, in] (perm != nil) or [in, out] weight
+}
+
+// matchQIn matches the input side: x = dequantize_per_tensor(quantize_per_tensor(_)).
+func matchQIn(m *qio, x *ir.Value) string {
+	var why string
+	if x.Def == nil || x.Def.Op != opDequant {
+		return "quantized weight with an unquantized input"
+	}
+	m.xd = x.Def
+	if m.x, why = qparamsOf(m.xd); why != "" {
+		return "input dequantize: " + why
+	}
+	xq := m.xd.Args[0].Value
+	if xq.Def == nil || xq.Def.Op != opQuant {
+		return "input dequantize must read a quantize"
+	}
+	m.xq = xq.Def
+	if p, why := qparamsOf(m.xq); why != "" || p != m.x {
+		return "input quantize/dequantize parameters differ"
+	}
+	return ""
+}
+
+// matchQOut matches the output side: r feeds one quantize_per_tensor whose
+// users are all dequantize_per_tensor with the same parameters.
+func matchQOut(m *qio, r *ir.Value, what string) string {
+	var why string
+	if r.NumUses() != 1 || r.Uses()[0].IsReturn() || r.Uses()[0].Op != opQuant {
+		return what + " result must feed one quantize"
+	}
+	m.yq = r.Uses()[0]
+	if m.yp, why = qparamsOf(m.yq); why != "" {
+		return "output quantize: " + why
+	}
+	yq := m.yq.Results[0]
+	if yq.NumUses() == 0 {
+		return "output quantize is unused"
+	}
+	for _, u := range yq.Uses() {
+		if u.IsReturn() || u.Op != opDequant {
+			return "output quantize must feed only dequantize nodes"
+		}
+		if p, why := qparamsOf(u); why != "" || p != m.yp {
+			return "output quantize/dequantize parameters differ"
+		}
+		m.outDequant = append(m.outDequant, u)
+	}
+	return ""
 }
 
 // matchQFC matches the pattern around fc (addmm or mm); isConst says which
@@ -82,22 +142,10 @@ func matchQFC(fc *ir.Node, isConst func(*ir.Value) bool) (*qfc, string) {
 		x, w = fc.Arg("self").Value, fc.Arg("mat2").Value
 	}
 	m := &qfc{}
-	var why string
-	if x.Def == nil || x.Def.Op != opDequant {
-		return nil, "quantized weight with an unquantized input"
+	if why := matchQIn(&m.qio, x); why != "" {
+		return nil, why
 	}
-	m.xd = x.Def
-	if m.x, why = qparamsOf(m.xd); why != "" {
-		return nil, "input dequantize: " + why
-	}
-	xq := m.xd.Args[0].Value
-	if xq.Def == nil || xq.Def.Op != opQuant {
-		return nil, "input dequantize must read a quantize"
-	}
-	m.xq = xq.Def
-	if p, why := qparamsOf(m.xq); why != "" || p != m.x {
-		return nil, "input quantize/dequantize parameters differ"
-	}
+	axis := int64(1) // the out dim of a bare [in, out] weight
 	if w.Def != nil && w.Def.Op == opPermute {
 		if d, ok := ints(w.Def.Arg("dims"), 0); !ok || len(d) != 2 || !(d[0] == 1 && d[1] == 0 || d[0] == -1 && d[1] == -2 || d[0] == 1 && d[1] == -2 || d[0] == -1 && d[1] == 0) {
 			return nil, "weight permute must be [1, 0]"
@@ -107,41 +155,17 @@ func matchQFC(fc *ir.Node, isConst func(*ir.Value) bool) (*qfc, string) {
 		}
 		m.perm = w.Def
 		w = w.Def.Args[0].Value
+		axis = 0
 	}
-	if w.Def == nil || w.Def.Op != opDequant || w.NumUses() != 1 {
-		return nil, "weight must be a dequantize of an int8 constant used once"
+	var why string
+	if m.wq, why = matchWeight(w, isConst); why != "" {
+		return nil, why
 	}
-	m.wd = w.Def
-	if m.wp, why = qparamsOf(m.wd); why != "" {
-		return nil, "weight dequantize: " + why
+	if m.wq.perChannel() && m.wq.axis != axis {
+		return nil, "per-channel weight must be quantized along the output channels"
 	}
-	if m.wp.zp != 0 {
-		return nil, "weight zero point must be 0"
-	}
-	m.w = m.wd.Args[0].Value
-	if !isConst(m.w) {
-		return nil, "weight must be a constant"
-	}
-	r := fc.Results[0]
-	if r.NumUses() != 1 || r.Uses()[0].IsReturn() || r.Uses()[0].Op != opQuant {
-		return nil, "quantized fully-connected result must feed one quantize"
-	}
-	m.yq = r.Uses()[0]
-	if m.yp, why = qparamsOf(m.yq); why != "" {
-		return nil, "output quantize: " + why
-	}
-	yq := m.yq.Results[0]
-	if yq.NumUses() == 0 {
-		return nil, "output quantize is unused"
-	}
-	for _, u := range yq.Uses() {
-		if u.IsReturn() || u.Op != opDequant {
-			return nil, "output quantize must feed only dequantize nodes"
-		}
-		if p, why := qparamsOf(u); why != "" || p != m.yp {
-			return nil, "output quantize/dequantize parameters differ"
-		}
-		m.outDequant = append(m.outDequant, u)
+	if why := matchQOut(&m.qio, fc.Results[0], "quantized fully-connected"); why != "" {
+		return nil, why
 	}
 	if fc.Op == opAddmm {
 		if b := fc.Arg("self").Value; b.Tensor().DType != ir.Float32 {
@@ -157,7 +181,18 @@ func quantFC(fc *ir.Node) bool {
 	if w.Def != nil && w.Def.Op == opPermute {
 		w = w.Def.Args[0].Value
 	}
-	return w.Def != nil && w.Def.Op == opDequant
+	return isDequantW(w)
+}
+
+// isDequantW reports whether w is a dequantize (per tensor or per channel).
+func isDequantW(w *ir.Value) bool {
+	return w.Def != nil && (w.Def.Op == opDequant || w.Def.Op == opDequantCh)
+}
+
+// isQOp reports whether n is an op a quantized pattern forms around: a
+// fully-connected op or a (non-transposed) convolution.
+func isQOp(n *ir.Node) bool {
+	return isFC(n) || n.Op == opConv && !n.Arg("transposed").Bool()
 }
 
 func isFC(n *ir.Node) bool {
@@ -191,23 +226,36 @@ func checkDequant(c *checker, n *ir.Node) string {
 		return why
 	}
 	in := n.Args[0].Value
-	fcOK := func(fc *ir.Node) string {
-		if !isFC(fc) {
-			return "not a fully-connected op"
-		}
-		return c.supported(fc)
-	}
-	// Output side: dequantize(quantize(fc)).
+	// Output side: dequantize(quantize(fc or conv)).
 	if in.Def != nil && in.Def.Op == opQuant {
-		if src := in.Def.Args[0].Value; src.Def != nil && isFC(src.Def) {
-			if why := fcOK(src.Def); why != "" {
-				return "its fully-connected op is not delegated: " + why
+		if src := in.Def.Args[0].Value; src.Def != nil && isQOp(src.Def) {
+			if why := qopOK(c, src.Def); why != "" {
+				return "its fully-connected or convolution op is not delegated: " + why
 			}
 			return ""
 		}
 	}
-	// Input or weight side: every user (through a weight permute) is a
-	// supported quantized fully-connected op.
+	return checkDequantUsers(c, n)
+}
+
+// checkDequantCh: a per-channel dequantize of a quantized weight.
+func checkDequantCh(c *checker, n *ir.Node) string {
+	if _, why := qparamsChOf(n, func(v *ir.Value) bool { return c.consts[v] }); why != "" {
+		return why
+	}
+	return checkDequantUsers(c, n)
+}
+
+func qopOK(c *checker, n *ir.Node) string {
+	if !isQOp(n) {
+		return "not a fully-connected or convolution op"
+	}
+	return c.supported(n)
+}
+
+// checkDequantUsers: the input or weight side, where every user (through a
+// weight permute) is a supported fully-connected or convolution op.
+func checkDequantUsers(c *checker, n *ir.Node) string {
 	r := n.Results[0]
 	if r.NumUses() == 0 {
 		return "unused dequantize"
@@ -223,8 +271,8 @@ func checkDequant(c *checker, n *ir.Node) string {
 			}
 			u = pu[0]
 		}
-		if why := fcOK(u); why != "" {
-			return "its fully-connected op is not delegated: " + why
+		if why := qopOK(c, u); why != "" {
+			return "its fully-connected or convolution op is not delegated: " + why
 		}
 	}
 	return ""

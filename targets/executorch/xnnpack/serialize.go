@@ -49,7 +49,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	region := call.Args[0].Graph
 	s := &ser{env: env, g: &xnnfb.XNNGraphT{Version: "0"}, ids: map[*ir.Value]uint32{}, nhwc: map[*ir.Value]uint32{},
 		consts: map[*ir.Value][]byte{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
-		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}}
+		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}, qconvs: map[*ir.Node]*qconv{}}
 	s.g.ConstantData = []*xnnfb.ConstantDataOffsetT{{}}
 	s.g.InputIds, s.g.OutputIds = []uint32{}, []uint32{}
 	operands := call.Args[2:]
@@ -147,7 +147,8 @@ type ser struct {
 	fcIn      map[*ir.Node]*ir.Value // fully-connected input read before linear's flattening view
 	fcOut     map[*ir.Node]*ir.Value // fully-connected output written as linear's restoring view
 	skip      map[*ir.Node]bool
-	qfcs      map[*ir.Node]*qfc // quantized fully-connected patterns by their addmm/mm
+	qfcs      map[*ir.Node]*qfc   // quantized fully-connected patterns by their addmm/mm
+	qconvs    map[*ir.Node]*qconv // quantized convolution patterns by their convolution
 	handle    uint32
 	tick      bool // the node emitted nothing but takes a debug handle
 }
@@ -197,23 +198,29 @@ func (s *ser) define(v *ir.Value, dims []uint32, ext, flags, constIdx uint32) (u
 	return s.defineQ(v, dims, ext, flags, constIdx, nil)
 }
 
-// quant is a per-tensor quantized XNNPACK datatype with its parameters.
+// quant is a quantized XNNPACK datatype with its parameters: per tensor
+// (scale, zp), or per channel along dim when scales is not nil.
 type quant struct {
-	dt    xnnfb.XNNDatatype // qint8 or qint32
-	scale float32
-	zp    int32
+	dt     xnnfb.XNNDatatype // qint8 or qint32; qcint8 or qcint32 per channel
+	scale  float32
+	zp     int32
+	scales []float32
+	dim    int32
 }
 
 // defineQ appends a tensor value (an XNNQuantizedTensorValue with
-// PerTensorQuant when q is not nil) and returns its id.
+// PerTensorQuant or PerChannelQuant when q is not nil) and returns its id.
 func (s *ser) defineQ(v *ir.Value, dims []uint32, ext, flags, constIdx uint32, q *quant) (uint32, error) {
 	id := uint32(len(s.g.Xvalues))
 	tv := &xnnfb.XNNTensorValueT{NumDims: uint32(len(dims)), Dims: dims, ConstantBufferIdx: constIdx, ExternalId: ext, Flags: flags, IdOut: id}
 	if q != nil {
 		tv.Datatype = q.dt
+		qp := &xnnfb.XNNQuantParamsT{Type: xnnfb.XNNQuantParamsPerTensorQuant, Value: &xnnfb.PerTensorQuantT{Scale: q.scale, ZeroPoint: q.zp}}
+		if q.scales != nil {
+			qp = &xnnfb.XNNQuantParamsT{Type: xnnfb.XNNQuantParamsPerChannelQuant, Value: &xnnfb.PerChannelQuantT{Scale: q.scales, ChannelDim: q.dim}}
+		}
 		s.g.Xvalues = append(s.g.Xvalues, &xnnfb.XValueT{XvalueUnion: &xnnfb.XValueUnionT{Type: xnnfb.XValueUnionXNNQuantizedTensorValue, Value: &xnnfb.XNNQuantizedTensorValueT{
-			TensorValue: tv,
-			QuantParams: &xnnfb.XNNQuantParamsT{Type: xnnfb.XNNQuantParamsPerTensorQuant, Value: &xnnfb.PerTensorQuantT{Scale: q.scale, ZeroPoint: q.zp}},
+			TensorValue: tv, QuantParams: qp,
 		}}})
 		return id, nil
 	}

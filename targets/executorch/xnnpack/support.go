@@ -160,8 +160,12 @@ func (c *checker) supported(n *ir.Node) string {
 		}
 	}
 	// quantize/dequantize have an int8 side (checked by their rules).
-	int8OK := n.Op == opQuant || n.Op == opDequant
-	for _, v := range n.Operands() {
+	int8OK := n.Op == opQuant || n.Op == opDequant || n.Op == opDequantCh
+	operands := n.Operands()
+	if n.Op == opDequantCh { // its scales and zero points are checked by its rule
+		operands = operands[:1]
+	}
+	for _, v := range operands {
 		if why := c.tensorOKAs(v, int8OK); why != "" {
 			return "operand " + v.String() + ": " + why
 		}
@@ -265,7 +269,11 @@ func checkConv(c *checker, n *ir.Node) string {
 	if n.Arg("transposed").Bool() {
 		return checkDeconv(c, n)
 	}
-	if !c.consts[n.Arg("weight").Value] {
+	if quantConv(n) {
+		if _, why := matchQConv(n, func(v *ir.Value) bool { return c.consts[v] }); why != "" {
+			return why
+		}
+	} else if !c.consts[n.Arg("weight").Value] {
 		return "weight must be a constant"
 	}
 	if b := n.Arg("bias"); b.Kind == ir.ArgValue && !c.consts[b.Value] {

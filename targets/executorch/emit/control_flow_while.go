@@ -1,0 +1,146 @@
+package emit
+
+import (
+	"github.com/fxport/fxport/ir"
+	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
+)
+
+// A while_loop is emitted inline too: for
+//
+//	%r… = higher_order.while_loop(^cond_fn, ^body_fn, [%c…], [%a…])
+//
+// the chain gets
+//
+//	MoveCall(c_i → r_i)…                    (initial carried values)
+//	H: <cond_fn's instructions>
+//	JumpFalseCall(pred → E)
+//	<body_fn's instructions>  MoveCall(body result_i → r_i)…
+//	JumpFalseCall(Bool false → H)           (an unconditional jump back)
+//	E: …
+//
+// The results r_i are the loop-carried slots: both regions read their
+// carried inputs from them and the additional inputs from the operands.
+// The planner (targets/executorch/plan) keeps the slots live across the
+// whole loop and gives every value inside the loop storage that overlaps
+// neither the slots nor anything live across the loop, so each MoveCall
+// back into a slot copies from distinct bytes.
+
+var opWhile = ir.MustLookupOp("higher_order.while_loop")
+
+// emitWhile emits a higher_order.while_loop node inline with jumps and moves.
+func (m *method) emitWhile(n *ir.Node) error {
+	if len(n.Args) != 4 || n.Args[0].Kind != ir.ArgGraph || n.Args[1].Kind != ir.ArgGraph ||
+		n.Args[2].Kind != ir.ArgList || n.Args[3].Kind != ir.ArgList || n.Args[0].Graph == nil || n.Args[1].Graph == nil {
+		return n.Errorf("while_loop: want (cond_fn, body_fn, [carried inputs], [additional inputs])")
+	}
+	condFn, bodyFn := n.Args[0].Graph, n.Args[1].Graph
+	carried, extra := n.Args[2].List, n.Args[3].List
+	if len(n.Results) != len(carried) {
+		return n.Errorf("while_loop has %d results for %d carried inputs", len(n.Results), len(carried))
+	}
+	slots := make([]int32, len(n.Results))
+	for i, r := range n.Results {
+		idx, err := m.emitResult(r)
+		if err != nil {
+			return n.Errorf("carried value %d: %v", i, err)
+		}
+		slots[i] = idx
+	}
+	for i, a := range carried {
+		from, err := m.argIndex(a)
+		if err != nil {
+			return n.Errorf("carried input %d: %v", i, err)
+		}
+		m.move(from, slots[i])
+	}
+	extraIdx := make([]int32, len(extra))
+	for i, a := range extra {
+		idx, err := m.argIndex(a)
+		if err != nil {
+			return n.Errorf("additional input %d: %v", i, err)
+		}
+		extraIdx[i] = idx
+	}
+	for _, g := range []*ir.Graph{condFn, bodyFn} {
+		if len(g.Inputs) != len(slots)+len(extraIdx) {
+			return n.Errorf("while_loop region %s takes %d inputs for %d carried and %d additional inputs", g.Name, len(g.Inputs), len(slots), len(extraIdx))
+		}
+		for i, in := range g.Inputs {
+			if i < len(slots) {
+				m.index[in] = slots[i]
+			} else {
+				m.index[in] = extraIdx[i-len(slots)]
+			}
+		}
+	}
+	head := int32(len(m.chain.Instructions))
+	for _, rn := range condFn.Nodes() {
+		if err := m.emitNode(rn); err != nil {
+			return err
+		}
+	}
+	outs := condFn.Outputs()
+	if len(outs) != 1 {
+		return n.Errorf("while_loop cond_fn %s returns %d values, want 1", condFn.Name, len(outs))
+	}
+	var pred int32
+	switch p := outs[0]; {
+	case p.Kind == ir.ArgBool:
+		pred = m.add(evBool(p.Bool()))
+	case p.Kind == ir.ArgValue && condPredicate(p.Value):
+		idx, err := m.operand(p.Value)
+		if err != nil {
+			return n.Errorf("while_loop predicate: %v", err)
+		}
+		pred = idx
+	default:
+		return n.Errorf("while_loop cond_fn %s returns %s, not a bool, SymBool or one-element bool tensor", condFn.Name, p)
+	}
+	exit := m.jumpFalse(pred)
+	for _, rn := range bodyFn.Nodes() {
+		if err := m.emitNode(rn); err != nil {
+			return err
+		}
+	}
+	outs = bodyFn.Outputs()
+	if len(outs) != len(slots) {
+		return n.Errorf("while_loop body_fn %s returns %d values for %d carried values", bodyFn.Name, len(outs), len(slots))
+	}
+	from := make([]int32, len(outs))
+	for i, a := range outs {
+		idx, err := m.argIndex(a)
+		if err != nil {
+			return n.Errorf("while_loop body_fn %s output %d: %v", bodyFn.Name, i, err)
+		}
+		// Moves run in order: reading a slot an earlier move overwrote
+		// would see the new value, not this iteration's.
+		for j := 0; j < i; j++ {
+			if idx == slots[j] && from[j] != slots[j] {
+				return n.Errorf("while_loop body_fn %s returns carried input %d as carried value %d; permuted carried values are not emitted (return a copy)", bodyFn.Name, j, i)
+			}
+		}
+		from[i] = idx
+	}
+	for i := range from {
+		m.move(from[i], slots[i])
+	}
+	back := m.jumpFalse(m.add(evBool(false)))
+	back.DestinationInstruction = head
+	exit.DestinationInstruction = int32(len(m.chain.Instructions))
+	return nil
+}
+
+// argIndex is the value index of a value argument or of a fresh literal.
+func (m *method) argIndex(a ir.Arg) (int32, error) {
+	if a.Kind == ir.ArgValue {
+		return m.operand(a.Value)
+	}
+	return m.literal(a)
+}
+
+// move appends a MoveCall from value from into value to.
+func (m *method) move(from, to int32) {
+	m.chain.Instructions = append(m.chain.Instructions, &etfb.InstructionT{InstrArgs: &etfb.InstructionArgumentsT{
+		Type: etfb.InstructionArgumentsMoveCall, Value: &etfb.MoveCallT{MoveFrom: from, MoveTo: to},
+	}})
+}
