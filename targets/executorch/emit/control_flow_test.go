@@ -44,11 +44,17 @@ func exportRun(t *testing.T, name, src string) (*ir.Program, *pte.File) {
 // tensor outputs exactly.
 func compareRun(t *testing.T, what string, ref *ir.Program, f *pte.File, inputs []interp.Value) {
 	t.Helper()
+	compareRunOpts(t, what, ref, f, inputs, run.Options{})
+}
+
+// compareRunOpts is compareRun with runner options (e.g. AliasingMoves).
+func compareRunOpts(t *testing.T, what string, ref *ir.Program, f *pte.File, inputs []interp.Value, opts run.Options) {
+	t.Helper()
 	want, err := interp.Run(ref, inputs, interp.Options{})
 	if err != nil {
 		t.Fatalf("%s: interpreter: %v", what, err)
 	}
-	got, err := run.Run(f, inputs, run.Options{})
+	got, err := run.Run(f, inputs, opts)
 	if err != nil {
 		t.Fatalf("%s: run: %v", what, err)
 	}

@@ -11,10 +11,10 @@ import (
 //
 // the chain gets
 //
-//	MoveCall(c_i → r_i)…                    (initial carried values)
+//	carry(c_i → r_i)…                       (initial carried values)
 //	H: <cond_fn's instructions>
 //	JumpFalseCall(pred → E)
-//	<body_fn's instructions>  MoveCall(body result_i → r_i)…
+//	<body_fn's instructions>  carry(body result_i → r_i)…
 //	JumpFalseCall(Bool false → H)           (an unconditional jump back)
 //	E: …
 //
@@ -22,10 +22,22 @@ import (
 // carried inputs from them and the additional inputs from the operands.
 // The planner (targets/executorch/plan) keeps the slots live across the
 // whole loop and gives every value inside the loop storage that overlaps
-// neither the slots nor anything live across the loop, so each MoveCall
-// back into a slot copies from distinct bytes.
+// neither the slots nor anything live across the loop.
+//
+// carry is a MoveCall for a non-tensor value (ints, floats, bools are
+// values: assignment is a copy). For a tensor it is a KernelCall of
+// aten::clone.out writing into the slot's own planned storage: ExecuTorch's
+// MoveCall assigns the EValue, so a moved-into slot would share the body
+// output's tensor from then on, and the next trip's kernels would write
+// that output while later ones still read the carried value through the
+// slot (and an initial move would let the back-edge copy write into the
+// operand c_i). clone.out resizes the slot to the copied tensor's sizes, so
+// dynamically shaped carried values keep their current shape.
 
-var opWhile = ir.MustLookupOp("higher_order.while_loop")
+var (
+	opWhile    = ir.MustLookupOp("higher_order.while_loop")
+	opCloneOut = ir.MustLookupOp("aten.clone.out")
+)
 
 // emitWhile emits a higher_order.while_loop node inline with jumps and moves.
 func (m *method) emitWhile(n *ir.Node) error {
@@ -51,7 +63,9 @@ func (m *method) emitWhile(n *ir.Node) error {
 		if err != nil {
 			return n.Errorf("carried input %d: %v", i, err)
 		}
-		m.move(from, slots[i])
+		if err := m.carry(n.Results[i], from, slots[i]); err != nil {
+			return n.Errorf("carried input %d: %v", i, err)
+		}
 	}
 	extraIdx := make([]int32, len(extra))
 	for i, a := range extra {
@@ -122,7 +136,12 @@ func (m *method) emitWhile(n *ir.Node) error {
 		from[i] = idx
 	}
 	for i := range from {
-		m.move(from[i], slots[i])
+		if from[i] == slots[i] {
+			continue // the body returns its carried input unchanged
+		}
+		if err := m.carry(n.Results[i], from[i], slots[i]); err != nil {
+			return n.Errorf("while_loop body_fn %s output %d: %v", bodyFn.Name, i, err)
+		}
 	}
 	back := m.jumpFalse(m.add(evBool(false)))
 	back.DestinationInstruction = head
@@ -136,6 +155,26 @@ func (m *method) argIndex(a ir.Arg) (int32, error) {
 		return m.operand(a.Value)
 	}
 	return m.literal(a)
+}
+
+// carry writes value from into the carried slot to of result r: a copy
+// kernel for a tensor, a MoveCall for anything else.
+func (m *method) carry(r *ir.Value, from, to int32) error {
+	if r.Tensor() == nil {
+		m.move(from, to)
+		return nil
+	}
+	op, err := m.operatorIndex(opCloneOut.Info())
+	if err != nil {
+		return err
+	}
+	// clone.out(self, *, memory_format=None, out) -> out: args, then the return.
+	format := m.add(evNull())
+	m.chain.Instructions = append(m.chain.Instructions, &etfb.InstructionT{InstrArgs: &etfb.InstructionArgumentsT{
+		Type:  etfb.InstructionArgumentsKernelCall,
+		Value: &etfb.KernelCallT{OpIndex: op, Args: []int32{from, format, to, to}},
+	}})
+	return nil
 }
 
 // move appends a MoveCall from value from into value to.

@@ -214,7 +214,9 @@ func (m *Method) step(in *etfb.InstructionT, pc int) (int, error) {
 	return 0, fmt.Errorf("instruction kind %s is not supported", etfb.EnumNamesInstructionArguments[in.InstrArgs.Type])
 }
 
-// move copies value from into value to (a tensor's contents, or the value).
+// move copies value from into value to (a tensor's contents, or the
+// value); with Options.AliasingMoves it assigns the value itself, so a
+// tensor destination aliases the source's memory from then on.
 func (m *Method) move(from, to int) error {
 	v, err := m.value(from)
 	if err != nil {
@@ -222,6 +224,15 @@ func (m *Method) move(from, to int) error {
 	}
 	if to < 0 || to >= len(m.vals) {
 		return fmt.Errorf("MoveCall: destination %d out of range", to)
+	}
+	if m.alias {
+		_, dstT := m.vals[to].(*slot)
+		_, srcT := m.vals[from].(*slot)
+		if dstT != srcT {
+			return fmt.Errorf("MoveCall: %s into %T value %d", interp.Describe(v), m.vals[to], to)
+		}
+		m.vals[to] = m.vals[from]
+		return nil
 	}
 	if s, ok := m.vals[to].(*slot); ok {
 		t, ok := v.(*interp.Tensor)

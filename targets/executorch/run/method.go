@@ -15,6 +15,13 @@ type Options struct {
 	Data []*pte.DataFile
 	// MaxArenaBytes bounds the planned arenas' total size; 0 means 1 GiB.
 	MaxArenaBytes int64
+	// AliasingMoves runs MoveCall as ExecuTorch's runtime does: the
+	// destination value is assigned the source value, so a tensor
+	// destination then shares the source's memory (and shape) instead of
+	// receiving a copy of its contents. Off, a MoveCall into a tensor copies
+	// into the destination's own memory. Tests use it to check that emitted
+	// programs do not depend on the copy.
+	AliasingMoves bool
 }
 
 // Method is a loaded method: its arenas and its value table.
@@ -24,6 +31,7 @@ type Method struct {
 	plan   *etfb.ExecutionPlanT
 	dels   []pte.Delegate
 	arenas [][]byte
+	alias  bool  // Options.AliasingMoves
 	vals   []any // *slot, int64, float64, bool, string, nil, or a list (lists.go)
 }
 
@@ -56,7 +64,7 @@ func Load(f *pte.File, opts Options) (*Method, error) {
 	if mi < 0 {
 		return nil, fmt.Errorf("%s: no method %q (methods: %v)", f.Name, name, names)
 	}
-	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates}
+	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates, alias: opts.AliasingMoves}
 	if err := m.allocArenas(opts); err != nil {
 		return nil, fmt.Errorf("%s: method %s: %w", f.Name, name, err)
 	}
