@@ -367,6 +367,9 @@ func (m *method) emitNode(n *ir.Node) error {
 	if n.Op == opWhile {
 		return m.emitWhile(n)
 	}
+	if n.Op == opScan || n.Op == opMapImpl {
+		return m.emitScan(n)
+	}
 	if n.Op == xnnpack.OpCallDelegate && isCUDADelegate(n) {
 		return m.emitCUDADelegate(n)
 	}
@@ -375,7 +378,7 @@ func (m *method) emitNode(n *ir.Node) error {
 	}
 	switch {
 	case n.Op.Has(ir.PropHigherOrder) || len(n.Regions()) > 0:
-		return n.Errorf("control flow (%s) is not supported by the emitter yet (only higher_order.cond and higher_order.while_loop are emitted)", info.Name)
+		return n.Errorf("control flow (%s) is not supported by the emitter yet (only higher_order.cond, while_loop, scan and map_impl are emitted)", info.Name)
 	case info.Schema.VarArgs || strings.Contains(info.Namespace, "."):
 		return n.Errorf("op %s has no ExecuTorch kernel (Python builtins must be lowered to executorch_prim ops)", info.Name)
 	}

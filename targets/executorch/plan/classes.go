@@ -140,6 +140,12 @@ func buildClasses(p *ir.Program, opt Options) ([]*class, *layout, error) {
 			}
 		}
 	}
+	for _, v := range l.slices {
+		if v.Tensor() != nil {
+			order = append(order, v)
+			defAt[v] = l.sliceDef[v]
+		}
+	}
 	unplanned := unplannedValues(p, opt)
 	shareCondResults(l, uf, order, unplanned)
 	// Build classes in program order of their first member.

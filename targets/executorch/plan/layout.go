@@ -5,7 +5,47 @@ import "github.com/fxport/fxport/ir"
 var (
 	opCond  = ir.MustLookupOp("higher_order.cond")
 	opWhile = ir.MustLookupOp("higher_order.while_loop")
+	opScan  = ir.MustLookupOp("higher_order.scan")
+	opMap   = ir.MustLookupOp("higher_order.map_impl")
 )
+
+// ScanLoop is a counted loop over the leading dim of its xs: a
+// higher_order.scan (combine_fn, [init], [xs], [additional inputs]) or a
+// higher_order.map_impl (f, [xs], [pos_args]: a scan without carries).
+// Body takes one input per Init, Xs and Extra entry, in that order.
+type ScanLoop struct {
+	Body            *ir.Graph
+	Init, Xs, Extra []ir.Arg
+}
+
+// ScanParts returns the parts of a well-formed scan or map_impl node.
+func ScanParts(n *ir.Node) (ScanLoop, bool) {
+	var s ScanLoop
+	a := n.Args
+	switch {
+	case n.Op == opScan && len(a) == 4 && a[1].Kind == ir.ArgList && a[2].Kind == ir.ArgList && a[3].Kind == ir.ArgList:
+		s = ScanLoop{Init: a[1].List, Xs: a[2].List, Extra: a[3].List}
+	case n.Op == opMap && len(a) == 3 && a[1].Kind == ir.ArgList && a[2].Kind == ir.ArgList:
+		s = ScanLoop{Xs: a[1].List, Extra: a[2].List}
+	default:
+		return ScanLoop{}, false
+	}
+	if a[0].Kind != ir.ArgGraph || a[0].Graph == nil || len(a[0].Graph.Inputs) != len(s.Init)+len(s.Xs)+len(s.Extra) {
+		return ScanLoop{}, false
+	}
+	s.Body = a[0].Graph
+	return s, true
+}
+
+// ScanSlices returns the body inputs of scan or map_impl node n that
+// receive the per-iteration slices of xs (they have storage of their own).
+func ScanSlices(n *ir.Node) []*ir.Value {
+	s, ok := ScanParts(n)
+	if !ok {
+		return nil
+	}
+	return s.Body.Inputs[len(s.Init) : len(s.Init)+len(s.Xs)]
+}
 
 // whileRegions returns the cond_fn and body_fn regions of a well-formed
 // higher_order.while_loop node (cond_fn, body_fn, [carried], [additional]).
@@ -44,14 +84,18 @@ type layout struct {
 	// operand binds a region's input to the operand it stands for (a
 	// while region's carried input: the while's result, its slot).
 	operand map[*ir.Value]*ir.Value
-	// loop is the span of each while_loop node: from its initial moves
-	// into the carried slots to the node's own position (the exit).
+	// loop is the span of each while_loop or scan node: from its initial
+	// moves into the carried slots to the node's own position (the exit).
 	loop map[*ir.Node]Span
-	end  int // one past the last position
+	// slices are the scan combine_fn inputs that hold the xs slices, in
+	// position order; sliceDef is each one's definition point.
+	slices   []*ir.Value
+	sliceDef map[*ir.Value]int
+	end      int // one past the last position
 }
 
 func newLayout(main *ir.Graph) *layout {
-	l := &layout{main: main, pos: map[*ir.Node]int{}, move: map[*ir.Graph]int{}, owner: map[*ir.Graph]*ir.Node{}, operand: map[*ir.Value]*ir.Value{}, loop: map[*ir.Node]Span{}}
+	l := &layout{main: main, pos: map[*ir.Node]int{}, move: map[*ir.Graph]int{}, owner: map[*ir.Graph]*ir.Node{}, operand: map[*ir.Value]*ir.Value{}, loop: map[*ir.Node]Span{}, sliceDef: map[*ir.Value]int{}}
 	l.walk(main)
 	return l
 }
@@ -75,6 +119,9 @@ func (l *layout) walk(g *ir.Graph) {
 		}
 		if c, b, ok := whileRegions(n); ok {
 			l.walkWhile(n, c, b)
+		}
+		if s, ok := ScanParts(n); ok {
+			l.walkScan(n, s)
 		}
 		l.pos[n] = l.end
 		l.nodes = append(l.nodes, n)
@@ -108,7 +155,35 @@ func (l *layout) walkWhile(n *ir.Node, c, b *ir.Graph) {
 	l.loop[n] = Span{start, l.end}
 }
 
-// enclosingLoop returns the span of the outermost while_loop whose regions
+// walkScan numbers a scan (or map_impl) like a while_loop with one region: the initial
+// moves into the carry slots (the node's first results), combine_fn's
+// nodes, its copies back and into the stacked outputs (its move point),
+// then the node itself (the exit). Carry inputs stand for the slots, the
+// additional inputs for their operands; the xs slice inputs are values of
+// their own, written at the start of every iteration.
+func (l *layout) walkScan(n *ir.Node, s ScanLoop) {
+	f, ninit, nxs, extra := s.Body, len(s.Init), len(s.Xs), s.Extra
+	start := l.end
+	l.end++
+	l.owner[f] = n
+	for i, in := range f.Inputs {
+		switch {
+		case i < ninit && i < len(n.Results):
+			l.operand[in] = n.Results[i]
+		case i >= ninit && i < ninit+nxs:
+			l.slices = append(l.slices, in)
+			l.sliceDef[in] = start
+		case i >= ninit+nxs && extra[i-ninit-nxs].Kind == ir.ArgValue:
+			l.operand[in] = extra[i-ninit-nxs].Value
+		}
+	}
+	l.walk(f)
+	l.move[f] = l.end
+	l.end++
+	l.loop[n] = Span{start, l.end}
+}
+
+// enclosingLoop returns the span of the outermost while_loop or scan whose regions
 // hold graph g.
 func (l *layout) enclosingLoop(g *ir.Graph) (Span, bool) {
 	var out Span

@@ -13,6 +13,9 @@ const (
 	// MetaMem is the node metadata key: one "memid:offset:size" per result,
 	// "-" for a result without planned storage, separated by ",".
 	MetaMem = "mem"
+	// MetaScanSlices is the scan node metadata key for the storage of its
+	// combine_fn's xs slice inputs, in MetaMem's format (one per xs).
+	MetaScanSlices = "mem.xs"
 	// MetaInputs is the program metadata key for planned graph inputs:
 	// "%name=memid:offset:size" entries separated by spaces.
 	MetaInputs = "executorch.mem.inputs"
@@ -27,6 +30,7 @@ func Record(p *ir.Program, pl *Plan) {
 	for _, g := range p.Graphs() {
 		for _, n := range g.Nodes() {
 			n.Meta.Delete(MetaMem)
+			n.Meta.Delete(MetaScanSlices)
 		}
 	}
 	for _, n := range allNodes(p) {
@@ -42,6 +46,21 @@ func Record(p *ir.Program, pl *Plan) {
 		}
 		if any {
 			n.Meta.Set(MetaMem, strings.Join(parts, ","))
+		}
+		if sl := ScanSlices(n); len(sl) > 0 {
+			parts = parts[:0]
+			any = false
+			for _, v := range sl {
+				if a, ok := pl.Lookup(v); ok {
+					parts = append(parts, a.String())
+					any = true
+				} else {
+					parts = append(parts, "-")
+				}
+			}
+			if any {
+				n.Meta.Set(MetaScanSlices, strings.Join(parts, ","))
+			}
 		}
 	}
 	var ins []string
@@ -110,26 +129,40 @@ func Read(p *ir.Program) (*Recorded, error) {
 		}
 	}
 	for _, n := range allNodes(p) {
+		if s, ok := n.Meta.Get(MetaScanSlices); ok {
+			if err := r.readAllocs(n, MetaScanSlices, s, ScanSlices(n)); err != nil {
+				return nil, err
+			}
+		}
 		s, ok := n.Meta.Get(MetaMem)
 		if !ok {
 			continue
 		}
-		parts := strings.Split(s, ",")
-		if len(parts) != len(n.Results) {
-			return nil, n.Errorf("meta mem %q: %d entries for %d results", s, len(parts), len(n.Results))
-		}
-		for i, part := range parts {
-			if part == "-" {
-				continue
-			}
-			a, err := parseAlloc(part, r.ArenaSize)
-			if err != nil {
-				return nil, n.Errorf("meta mem %q: %v", s, err)
-			}
-			r.Allocs[n.Results[i]] = a
+		if err := r.readAllocs(n, MetaMem, s, n.Results); err != nil {
+			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// readAllocs parses meta key's value s of node n: one allocation or "-"
+// per value of vs.
+func (r *Recorded) readAllocs(n *ir.Node, key, s string, vs []*ir.Value) error {
+	parts := strings.Split(s, ",")
+	if len(parts) != len(vs) {
+		return n.Errorf("meta %s %q: %d entries for %d values", key, s, len(parts), len(vs))
+	}
+	for i, part := range parts {
+		if part == "-" {
+			continue
+		}
+		a, err := parseAlloc(part, r.ArenaSize)
+		if err != nil {
+			return n.Errorf("meta %s %q: %v", key, s, err)
+		}
+		r.Allocs[vs[i]] = a
+	}
+	return nil
 }
 
 func parseAlloc(s string, arenas []int64) (Alloc, error) {

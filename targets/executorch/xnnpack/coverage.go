@@ -20,7 +20,7 @@ type KindCoverage struct {
 // list is complete, that each op has a support rule, and that the numeric
 // tests exercise every written kind).
 var coverage = map[xnnfb.XNodeUnion]KindCoverage{
-	xnnfb.XNodeUnionXNNAdd:                       {Ops: []string{"aten.add.Tensor"}},
+	xnnfb.XNodeUnionXNNAdd:                       {Ops: []string{"aten.add.Tensor"}, Reason: "qint8 when both operands are dequantized from qint8 and the sum is quantized (quant_add.go)"},
 	xnnfb.XNodeUnionXNNFullyConnected:            {Ops: []string{"aten.addmm.default", "aten.mm.default", "quantized_decomposed.dequantize_per_channel.default"}, Reason: "linear reaches it as permute_copy + addmm/mm; qint8 when its input and weight are dequantized (weight per tensor, or per output channel: qcint8 channel_dim 0, qcint32 bias)"},
 	xnnfb.XNodeUnionXNNSoftmax:                   {Ops: []string{"aten._softmax.default"}},
 	xnnfb.XNodeUnionXNNSigmoid:                   {Ops: []string{"aten.sigmoid.default"}},
@@ -37,7 +37,7 @@ var coverage = map[xnnfb.XNodeUnion]KindCoverage{
 	xnnfb.XNodeUnionXNNMultiply:                  {Ops: []string{"aten.mul.Tensor"}},
 	xnnfb.XNodeUnionXNNSubtract:                  {Ops: []string{"aten.sub.Tensor"}},
 	xnnfb.XNodeUnionXNNFloor:                     {Ops: []string{"aten.floor.default"}},
-	xnnfb.XNodeUnionXNNConvert:                   {Ops: []string{"quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default"}, Reason: "qint8 per-tensor, only around a quantized fully-connected or convolution op (its int8 weight and int32 bias baked in)"},
+	xnnfb.XNodeUnionXNNConvert:                   {Ops: []string{"quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default"}, Reason: "qint8 per-tensor, only around a quantized fully-connected or convolution op (its int8 weight and int32 bias baked in) or a quantized add"},
 	xnnfb.XNodeUnionXNNGlobalAvgPooling2d:        {Ops: []string{"aten.mean.dim"}},
 	xnnfb.XNodeUnionXNNStaticReshape:             {Ops: []string{"aten.view_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}},
 	xnnfb.XNodeUnionXNNArgMaxPooling2d:           {Reason: "max_pool2d_with_indices is not claimed (the partitioner takes single-result nodes; exir does not emit this kind either)"},
@@ -58,7 +58,7 @@ var coverage = map[xnnfb.XNodeUnion]KindCoverage{
 	xnnfb.XNodeUnionXNNStaticSlice:               {Ops: []string{"aten.slice_copy.Tensor"}, Reason: "step 1, static shapes"},
 	xnnfb.XNodeUnionXNNScaledDotProductAttention: {Reason: "the XNNPACK runtime does not implement this tag"},
 	xnnfb.XNodeUnionXNNBatchMatrixMultiply:       {Ops: []string{"aten.bmm.default"}},
-	xnnfb.XNodeUnionXNNConvTranspose2d:           {Ops: []string{"aten.convolution.default"}, Reason: "transposed=True, groups 1, output_padding < stride; filter OHWI"},
+	xnnfb.XNodeUnionXNNConvTranspose2d:           {Ops: []string{"aten.convolution.default"}, Reason: "transposed=True, output_padding < stride; filter [groups·O, kh, kw, I] (OHWI for groups 1)"},
 	xnnfb.XNodeUnionXNNReciprocalSquareRoot:      {Ops: []string{"aten.rsqrt.default"}},
 	xnnfb.XNodeUnionXNNLog:                       {Ops: []string{"aten.log.default"}},
 	xnnfb.XNodeUnionXNNGelu:                      {Ops: []string{"aten.gelu.default"}, Reason: "fp32 only"},

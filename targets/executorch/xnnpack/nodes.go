@@ -138,6 +138,9 @@ func (s *ser) result(n *ir.Node) (*ir.Value, *xnnfb.OutputMinMaxT) {
 func (s *ser) node(n *ir.Node) error {
 	name := n.Op.Info().Name
 	if k, ok := binaryKinds[name]; ok {
+		if m := s.qadds[n]; m != nil {
+			return s.quantAddNode(m)
+		}
 		if k == xnnfb.XNodeUnionXNNPReLU {
 			return s.prelu(n)
 		}

@@ -43,25 +43,31 @@ func (s *ser) resize(n *ir.Node) error {
 	return nil
 }
 
-// deconv writes a transposed convolution (groups 1): torch's weight
-// [I, O, kh, kw] becomes the OHWI filter, padding crops the output on
+// deconv writes a transposed convolution: torch's weight
+// [groups·I, O, kh, kw] becomes XNNPACK's per-group filter
+// [groups·O, kh, kw, I] (viewed as [groups, I, O, kh, kw] and permuted to
+// [groups, O, kh, kw, I]; OHWI for groups 1), padding crops the output on
 // both sides and output_padding is the adjustment.
 func (s *ser) deconv(n *ir.Node) error {
 	x, w := n.Arg("input").Value, n.Arg("weight").Value
-	if g := n.Arg("groups").Int; g != 1 {
-		return fmt.Errorf("transposed convolution with groups %d", g)
+	g := n.Arg("groups").Int
+	wd := dimsOf(w, s.env) // [groups·I, O, kh, kw]
+	if g < 1 || len(wd) != 4 || int64(wd[0])%g != 0 {
+		return fmt.Errorf("transposed convolution with groups %d and weight dims %v", g, wd)
 	}
 	in, err := s.getNHWC(x)
 	if err != nil {
 		return err
 	}
-	wd := dimsOf(w, s.env) // [I, O, kh, kw]
 	stride, _ := ints(n.Arg("stride"), 2)
 	pad, _ := ints(n.Arg("padding"), 2)
 	dil, _ := ints(n.Arg("dilation"), 2)
 	adj, _ := ints(n.Arg("output_padding"), 2)
-	perm := []int{1, 2, 3, 0} // OHWI
-	filter, err := s.constValue(w, permDims(wd, perm), permuteBytes(s.consts[w], wd, perm, elemSize(w)))
+	gi := wd[0] / uint32(g)
+	gd := []uint32{uint32(g), gi, wd[1], wd[2], wd[3]}
+	perm := []int{0, 2, 3, 4, 1} // [groups, O, kh, kw, I]
+	fd := []uint32{uint32(g) * wd[1], wd[2], wd[3], gi}
+	filter, err := s.constValue(w, fd, permuteBytes(s.consts[w], gd, perm, elemSize(w)))
 	if err != nil {
 		return err
 	}
@@ -80,7 +86,7 @@ func (s *ser) deconv(n *ir.Node) error {
 		PaddingTop: uint32(pad[0]), PaddingRight: uint32(pad[1]), PaddingBottom: uint32(pad[0]), PaddingLeft: uint32(pad[1]),
 		KernelHeight: wd[2], KernelWidth: wd[3], SubsamplingHeight: uint32(stride[0]), SubsamplingWidth: uint32(stride[1]),
 		DilationHeight: uint32(dil[0]), DilationWidth: uint32(dil[1]),
-		GroupInputChannels: wd[0], GroupOutputChannels: wd[1], Groups: 1,
+		GroupInputChannels: gi, GroupOutputChannels: wd[1], Groups: uint32(g),
 		AdjustmentHeight: uint32(adj[0]), AdjustmentWidth: uint32(adj[1]),
 		Input1Id: in, FilterId: filter, BiasId: bias, OutputId: out,
 	}, s.handle, mm)

@@ -29,6 +29,17 @@ func (s *ser) planQuant(region *ir.Graph) error {
 				s.skip[m.perm] = true
 			}
 			io, wd = &m.qio, m.wq.dq
+		case quantAdd(n):
+			m, why := matchQAdd(n)
+			if why != "" {
+				return n.Errorf("xnnpack: quantized add: %s", why)
+			}
+			s.qadds[n] = m
+			s.skip[m.yq] = true
+			for _, d := range m.outDequant {
+				s.skip[d] = true
+			}
+			continue
 		case quantConv(n):
 			m, why := matchQConv(n, isConst)
 			if why != "" {
@@ -93,7 +104,7 @@ func (s *ser) dequantize(n *ir.Node) error {
 	_, isOut := s.outExt[r]
 	alias := !isOut && r.NumUses() > 0
 	for _, u := range r.Uses() {
-		if u.IsReturn() || s.qfcs[u] == nil || s.qfcs[u].xd != n {
+		if u.IsReturn() || (s.qfcs[u] == nil || s.qfcs[u].xd != n) && !s.readsAsQAdd(u, n) {
 			alias = false
 		}
 	}

@@ -190,9 +190,10 @@ func isDequantW(w *ir.Value) bool {
 }
 
 // isQOp reports whether n is an op a quantized pattern forms around: a
-// fully-connected op or a (non-transposed) convolution.
+// fully-connected op, a (non-transposed) convolution or an add of two
+// dequantized operands.
 func isQOp(n *ir.Node) bool {
-	return isFC(n) || n.Op == opConv && !n.Arg("transposed").Bool()
+	return isFC(n) || n.Op == opConv && !n.Arg("transposed").Bool() || quantAdd(n)
 }
 
 func isFC(n *ir.Node) bool {

@@ -49,7 +49,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	region := call.Args[0].Graph
 	s := &ser{env: env, g: &xnnfb.XNNGraphT{Version: "0"}, ids: map[*ir.Value]uint32{}, nhwc: map[*ir.Value]uint32{},
 		consts: map[*ir.Value][]byte{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
-		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}, qconvs: map[*ir.Node]*qconv{}}
+		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}, qconvs: map[*ir.Node]*qconv{}, qadds: map[*ir.Node]*qadd{}}
 	s.g.ConstantData = []*xnnfb.ConstantDataOffsetT{{}}
 	s.g.InputIds, s.g.OutputIds = []uint32{}, []uint32{}
 	operands := call.Args[2:]
@@ -149,6 +149,7 @@ type ser struct {
 	skip      map[*ir.Node]bool
 	qfcs      map[*ir.Node]*qfc   // quantized fully-connected patterns by their addmm/mm
 	qconvs    map[*ir.Node]*qconv // quantized convolution patterns by their convolution
+	qadds     map[*ir.Node]*qadd  // quantized add patterns by their add
 	handle    uint32
 	tick      bool // the node emitted nothing but takes a debug handle
 }

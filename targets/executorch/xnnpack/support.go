@@ -28,10 +28,11 @@ func addRule(op, config string, check func(c *checker, n *ir.Node) string) {
 
 func init() {
 	for op, cfg := range map[string]string{
-		"aten.add.Tensor": "AddConfig", "aten.sub.Tensor": "SubConfig",
+		"aten.sub.Tensor": "SubConfig",
 	} {
 		addRule(op, cfg, checkAlphaOne)
 	}
+	addRule("aten.add.Tensor", "AddConfig", checkAdd) // quant_add.go
 	for op, cfg := range map[string]string{
 		"aten.mul.Tensor": "MulConfig", "aten.div.Tensor": "DivConfig",
 		"aten.maximum.default": "MaximumConfig", "aten.minimum.default": "MinimumConfig",

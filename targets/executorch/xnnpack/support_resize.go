@@ -69,12 +69,14 @@ func checkResize(c *checker, n *ir.Node) string {
 	return ""
 }
 
-// checkDeconv: transposed 2-D convolution with groups 1, a constant weight
-// and bias, static stride/padding/dilation/output_padding, and an output
-// padding below the stride (XNNPACK's adjustment limit).
+// checkDeconv: transposed 2-D convolution with literal groups dividing the
+// static input channels, a constant weight and bias, static
+// stride/padding/dilation/output_padding, and an output padding below the
+// stride (XNNPACK's adjustment limit).
 func checkDeconv(c *checker, n *ir.Node) string {
-	if g := n.Arg("groups"); g.Kind != ir.ArgInt || g.Int != 1 {
-		return "transposed convolution with groups ≠ 1"
+	g := n.Arg("groups")
+	if g.Kind != ir.ArgInt || g.Int < 1 {
+		return "groups must be a positive literal"
 	}
 	if !c.consts[n.Arg("weight").Value] {
 		return "weight must be a constant"
@@ -98,8 +100,15 @@ func checkDeconv(c *checker, n *ir.Node) string {
 			return "output_padding must be smaller than the stride"
 		}
 	}
-	if !n.Arg("input").Value.Tensor().Shape[1].IsConst() {
+	ch, ok := n.Arg("input").Value.Tensor().Shape[1].Const()
+	if !ok {
 		return "channels must be static"
+	}
+	if ch%g.Int != 0 {
+		return "groups must divide the input channels"
+	}
+	if _, ok := n.Arg("weight").Value.Tensor().StaticShape(); !ok {
+		return "weight shape must be static"
 	}
 	return ""
 }
