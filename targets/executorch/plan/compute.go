@@ -22,17 +22,17 @@ func Compute(p *ir.Program, opt Options) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory plan of graph %s: %w", p.Main.Name, err)
 	}
-	var best placement
-	first := true
+	// exir's own placement comes first, so it wins every tie: where it is
+	// as small as the other orders, the offsets are exir's.
+	best := placeExir(classes, opt.Alignment)
 	for _, fit := range []bool{false, true} {
 		for _, o := range orders {
 			name := o.name
 			if fit {
 				name += ", best fit"
 			}
-			pl := place(classes, opt.Alignment, name, o.less, fit)
-			if first || pl.arena < best.arena {
-				best, first = pl, false
+			if pl := place(classes, opt.Alignment, name, o.less, fit); pl.arena < best.arena {
+				best = pl
 			}
 		}
 	}

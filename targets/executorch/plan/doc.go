@@ -11,8 +11,9 @@
 // result and its memory.alloc out tensor, in-place results, remaining
 // aliasing views) form one storage class whose lifetime runs from the first
 // definition of a member to the last use of any member. Classes are placed
-// greedily (several orders are tried, the smallest arena wins), offsets
-// aligned to 16 bytes, all in memory id 1 (ids are 1-based; id 0 is the
+// greedily (several orders are tried, the smallest arena wins; exir's own
+// greedy order is tried first and wins ties, so small programs get exir's
+// offsets — exir.go), offsets aligned to 16 bytes, all in memory id 1 (ids are 1-based; id 0 is the
 // unused placeholder of non_const_buffer_sizes). Constants are not planned.
 // Values inside higher_order.cond regions are planned in the same arena:
 // positions follow the emitted instruction order (true region, its moves,
