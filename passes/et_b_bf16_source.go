@@ -56,14 +56,9 @@ func (s *BF16Source) Open() (io.ReadCloser, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	r, err := s.Inner.Open()
+	data, err := readSource("bf16", s.Inner)
 	if err != nil {
 		return nil, err
-	}
-	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("bf16(...): reading %s: %w", s.Inner, err)
 	}
 	if int64(len(data)) != s.Inner.Size() {
 		return nil, fmt.Errorf("bf16(...): %s yielded %d bytes, want %d", s.Inner, len(data), s.Inner.Size())

@@ -84,14 +84,9 @@ func (s *ContiguousSource) Open() (io.ReadCloser, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	r, err := s.Inner.Open()
+	data, err := readSource("contiguous", s.Inner)
 	if err != nil {
 		return nil, err
-	}
-	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("contiguous(...): reading %s: %w", s.Inner, err)
 	}
 	return &contiguousReader{s: s, data: data, idx: make([]int64, len(s.Shape)), left: s.Size() / s.ItemSize}, nil
 }
@@ -206,4 +201,20 @@ func parseContiguousSource(pos []ir.Arg, kw map[string]ir.Arg) (ir.WeightSource,
 		return nil, err
 	}
 	return s, nil
+}
+
+// readSource reads all of a wrapped weight source's bytes, for the lazy
+// sources that transform another one on Open (contiguous, bf16); kind names
+// the wrapper in errors.
+func readSource(kind string, src ir.WeightSource) ([]byte, error) {
+	r, err := src.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s(...): reading %s: %w", kind, src, err)
+	}
+	return data, nil
 }
