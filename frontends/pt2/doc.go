@@ -20,7 +20,8 @@
 // Every node becomes an IR node of the op its target names, with its
 // arguments bound to the op's schema (omitted defaults filled in); values
 // keep the file's names and take their types from the graph's tensor and
-// symbolic value tables; symbolic sizes are parsed (sympy srepr or plain
+// symbolic value tables (dim orders derived from the strides by
+// ir.DimOrderFromStrides, ET-P13); symbolic sizes are parsed (sympy srepr or plain
 // text) into ir/sym expressions, and range constraints and hints become the
 // program's symbol environment; higher-order-op subgraphs become regions;
 // node metadata becomes node metadata; the signature, the module call graph

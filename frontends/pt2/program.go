@@ -120,6 +120,7 @@ func decodeProgram(data []byte, layout string) (*ir.Program, error) {
 		}
 	}
 	r.declareSymbols()
+	r.syms.resolveDimOrders(r.p.Env)
 	return p, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -83,10 +82,14 @@ type symbols struct {
 	bad   map[string]error
 	seen  map[string]bool
 	hints map[string]int64
+	// strideCache holds the strides parsed only for dim orders, pending
+	// the tensor types whose dim order awaits the symbol environment.
+	strideCache map[string]sym.Expr
+	pending     []pendingOrder
 }
 
 func newSymbols() *symbols {
-	return &symbols{cache: map[string]sym.Expr{}, bad: map[string]error{}, seen: map[string]bool{}, hints: map[string]int64{}}
+	return &symbols{cache: map[string]sym.Expr{}, bad: map[string]error{}, seen: map[string]bool{}, hints: map[string]int64{}, strideCache: map[string]sym.Expr{}}
 }
 
 // parse reads an expr_str (sympy srepr or plain text), records the symbols
@@ -132,17 +135,6 @@ func (s *symbols) symInt(v pt2schema.SymInt) (sym.Expr, error) {
 	return e, nil
 }
 
-// hintOf is the trace-time value of a SymInt, if known.
-func hintOf(v pt2schema.SymInt) (int64, bool) {
-	if !v.IsExpr {
-		return v.Int, true
-	}
-	if v.Expr.HintKind == pt2schema.HintInt {
-		return v.Expr.HintInt, true
-	}
-	return 0, false
-}
-
 // tensorType builds the IR type of a tensor value.
 func (s *symbols) tensorType(m *pt2schema.TensorMeta) (*ir.TensorType, error) {
 	dt, err := dtype(m.DType)
@@ -176,62 +168,89 @@ func (s *symbols) tensorType(m *pt2schema.TensorMeta) (*ir.TensorType, error) {
 	if len(m.Strides) != 0 && len(m.Strides) != len(m.Sizes) {
 		return nil, fmt.Errorf("%d strides for %d sizes", len(m.Strides), len(m.Sizes))
 	}
-	t.DimOrder = dimOrder(m.Sizes, m.Strides)
+	s.setDimOrder(t, m.Strides)
 	return t, nil
 }
 
-// dimOrder derives a layout's dim order from torch's strides (using the
-// hints of symbolic sizes and strides), as ExecuTorch does: dims by
-// decreasing stride. It returns nil for a contiguous order and for expanded
-// (stride-0) layouts, which a dim order cannot express. Dims of
-// size 1 are placed canonically (before the first larger-indexed dim of the
-// order), since their strides carry no information.
-func dimOrder(sizes, strides []pt2schema.SymInt) []int {
-	n := len(sizes)
-	if n < 2 || len(strides) != n {
-		return nil
+// pendingOrder is a tensor type whose dim order depends on symbols: it is
+// derived once the program's symbol environment (ranges, hints, unbacked
+// flags) is complete, which is after every graph has been read.
+type pendingOrder struct {
+	t       *ir.TensorType
+	strides []sym.Expr
+}
+
+// setDimOrder gives t the dim order of torch's strides (ET-P13): at once
+// when sizes and strides are all constants, otherwise once the symbol
+// environment is known (resolveDimOrders; the ranges follow the graphs in
+// the file). Strides that cannot be parsed leave the contiguous order. A
+// node result missing from tensor_values is inferred before that, from its
+// inputs' orders as far as they are known then.
+func (s *symbols) setDimOrder(t *ir.TensorType, strides []pt2schema.SymInt) {
+	if len(t.Shape) < 2 || len(strides) != len(t.Shape) {
+		return
 	}
-	size := make([]int64, n)
-	stride := make([]int64, n)
-	var order []int
-	for i := range sizes {
-		var ok bool
-		if size[i], ok = hintOf(sizes[i]); !ok || size[i] < 0 {
-			return nil
+	st := make([]sym.Expr, len(strides))
+	static := true
+	for i, v := range strides {
+		e, ok := s.strideExpr(v)
+		if !ok {
+			return
 		}
-		if size[i] == 0 {
-			return nil
-		}
-		if size[i] != 1 {
-			if stride[i], ok = hintOf(strides[i]); !ok {
-				return nil
+		st[i] = e
+		static = static && e.IsConst()
+	}
+	for _, d := range t.Shape {
+		static = static && d.IsConst()
+	}
+	if static {
+		t.DimOrder = dimOrder(t.Shape, st, nil)
+		return
+	}
+	s.pending = append(s.pending, pendingOrder{t, st})
+}
+
+// strideExpr parses a stride. Unlike sizes, strides neither declare the
+// symbols they mention nor record hints: they only serve the dim order.
+func (s *symbols) strideExpr(v pt2schema.SymInt) (sym.Expr, bool) {
+	if !v.IsExpr {
+		return sym.Const(v.Int), true
+	}
+	e, ok := s.cache[v.Expr.ExprStr]
+	if !ok {
+		if e, ok = s.strideCache[v.Expr.ExprStr]; !ok {
+			var err error
+			if e, err = sym.Parse(v.Expr.ExprStr); err != nil {
+				e = sym.Expr{}
 			}
-			order = append(order, i)
+			s.strideCache[v.Expr.ExprStr] = e
 		}
 	}
-	for _, d := range order {
-		if stride[d] <= 0 {
-			return nil // expanded (stride 0) or negative: no dim order describes it
-		}
+	return e, e.IsValid() && e.IsInt()
+}
+
+// resolveDimOrders derives the dim orders setDimOrder deferred, under the
+// program's symbol environment.
+func (s *symbols) resolveDimOrders(env *sym.Env) {
+	for _, p := range s.pending {
+		p.t.DimOrder = dimOrder(p.t.Shape, p.strides, env)
 	}
-	// As ExecuTorch's dim_order_from_stride: dims sorted by decreasing
-	// stride (stable), which also orders views with gaps (a split piece).
-	sort.SliceStable(order, func(a, b int) bool { return stride[order[a]] > stride[order[b]] })
-	if sort.IntsAreSorted(order) {
+	s.pending = nil
+}
+
+// dimOrder is ir.DimOrderFromStrides (ET-P13) for the reader: nil, the
+// contiguous order, where the strides have no dim order. That is an
+// expanded layout (a stride that is definitely 0 on a dim of size > 1),
+// which torch programs have in general (broadcast views, expanded sample
+// inputs) and ONNX exports take as they are; the IR describes such a value
+// as the contiguous tensor it reads as, which is also what the ExecuTorch
+// prepares make of every user input (ET-B05, make-inputs-contiguous).
+// Strided weights keep their strides in ir.Weight (contiguous-constants,
+// ET-PF04, rewrites them for ExecuTorch).
+func dimOrder(sizes, strides []sym.Expr, env *sym.Env) []int {
+	order, err := ir.DimOrderFromStrides(sizes, strides, env)
+	if err != nil {
 		return nil
-	}
-	for d := 0; d < n; d++ {
-		if size[d] != 1 {
-			continue
-		}
-		at := len(order)
-		for k, o := range order {
-			if o > d {
-				at = k
-				break
-			}
-		}
-		order = append(order[:at], append([]int{d}, order[at:]...)...)
 	}
 	return order
 }
