@@ -14,6 +14,7 @@ import (
 //
 //	MoveCall(Int 0 → i)                       (reset the counter)
 //	n = sym_size.int(xs_0, 0)                 (a constant Int when static)
+//	zeros.out([n, row dims…], out=ys_k)…       (dynamic stacked outputs only)
 //	carry(init_k → c_k)…
 //	H: p = executorch_prim::lt.Scalar(i, n)
 //	JumpFalseCall(p → E)
@@ -29,8 +30,10 @@ import (
 // a while_loop's, see control_flow_while.go) and combine_fn reads them as
 // its carry inputs; the stacked outputs ys_k are written one row per
 // iteration. The slice inputs slice_j have storage of their own, planned
-// by targets/executorch/plan (recorded on the scan node, meta mem.xs) and
-// live for the whole loop like every value inside it. The per-step outputs
+// by targets/executorch/plan (recorded on the scan node, meta mem.xs),
+// written at the top of each iteration and, like every value inside the
+// loop, live within one iteration (the planner numbers positions in this
+// order, so its per-iteration lifetimes match it). The per-step outputs
 // are written before the carry copies so that a step output which is a
 // carry input is read before the copy overwrites it.
 
@@ -42,6 +45,7 @@ var (
 	opPrimAdd       = ir.MustLookupOp("executorch_prim.add.Scalar")
 	opSymSizeInt    = ir.MustLookupOp("aten.sym_size.int")
 	opMapImpl       = ir.MustLookupOp("higher_order.map_impl")
+	opZerosOut      = ir.MustLookupOp("aten.zeros.out")
 )
 
 // emitScan emits a higher_order.scan node as a counted loop; a
@@ -101,6 +105,11 @@ func (m *method) emitScan(n *ir.Node) error {
 		length = m.add(evInt(0))
 		if err := m.kernel(opSymSizeInt, xsIdx[0], m.add(evInt(0)), length); err != nil {
 			return n.Errorf("scan trip count: %v", err)
+		}
+	}
+	for k, r := range n.Results[len(init):] {
+		if err := m.sizeStacked(n, k, r, ys[k], length); err != nil {
+			return err
 		}
 	}
 	for i, a := range init {
@@ -193,6 +202,45 @@ func (m *method) emitScan(n *ir.Node) error {
 	back := m.jumpFalse(m.add(evBool(false)))
 	back.DestinationInstruction = head
 	exit.DestinationInstruction = int32(len(m.chain.Instructions))
+	return nil
+}
+
+// sizeStacked gives stacked output k of scan n (value ys, a dynamic-bound
+// tensor when any dim is symbolic) the sizes [trip count, row dims…]
+// before the loop, with aten::zeros.out. Without it the tensor would keep
+// the sizes it is emitted with, its upper bounds: ExecuTorch's
+// et_copy_index only ever grows copy_to (to index + 1 rows) and never
+// shrinks it, so a scan over fewer rows than the bound would return the
+// bound's rows, the tail unwritten. A static stacked output needs nothing.
+// The row dims must be static (a symbolic one is known only once the body
+// has run: an error naming the node).
+func (m *method) sizeStacked(n *ir.Node, k int, r *ir.Value, ys, length int32) error {
+	t := r.Tensor()
+	if t == nil || len(t.Shape) == 0 {
+		return n.Errorf("scan stacked output %d (%s) is not a tensor with a leading dim", k, r)
+	}
+	dynamic := false
+	for _, d := range t.Shape {
+		if _, ok := d.Const(); !ok {
+			dynamic = true
+		}
+	}
+	if !dynamic {
+		return nil
+	}
+	items := []int64{int64(length)}
+	for i, d := range t.Shape[1:] {
+		c, ok := d.Const()
+		if !ok {
+			return n.Errorf("scan stacked output %d (%s): row dim %d (%s) is symbolic; only the leading dim of a stacked output may be dynamic", k, r, i+1, d)
+		}
+		items = append(items, int64(m.add(evInt(c))))
+	}
+	size := m.add(&etfb.EValueT{Val: &etfb.KernelTypesT{Type: etfb.KernelTypesIntList, Value: &etfb.IntListT{Items: items}}})
+	// zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+	if err := m.kernel(opZerosOut, size, ys, ys); err != nil {
+		return n.Errorf("scan stacked output %d: %v", k, err)
+	}
 	return nil
 }
 

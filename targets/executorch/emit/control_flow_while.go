@@ -20,9 +20,11 @@ import (
 //
 // The results r_i are the loop-carried slots: both regions read their
 // carried inputs from them and the additional inputs from the operands.
-// The planner (targets/executorch/plan) keeps the slots live across the
-// whole loop and gives every value inside the loop storage that overlaps
-// neither the slots nor anything live across the loop.
+// The planner (targets/executorch/plan) numbers positions in this order:
+// it keeps the slots live across the whole loop and gives every value
+// inside the loop a lifetime within one iteration (body values with
+// disjoint lifetimes share bytes), never overlapping the slots or anything
+// live across the loop.
 //
 // carry is a MoveCall for a non-tensor value (ints, floats, bools are
 // values: assignment is a copy). For a tensor it is a KernelCall of

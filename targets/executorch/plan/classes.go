@@ -106,11 +106,13 @@ func unboundedError(v *ir.Value, i int, d sym.Expr) error {
 
 // buildClasses groups the tensor values of the main graph and of its cond
 // regions (layout) into storage classes and computes their sizes and live
-// segments. A while_loop's results are its carried slots, live across the
-// whole loop; values inside its regions are live across the whole loop too.
+// segments. A while_loop's or scan's results are its carried slots (and
+// stacked outputs), live across the whole loop; values inside its regions
+// live within one iteration (valueSegments).
 func buildClasses(p *ir.Program, opt Options) ([]*class, *layout, error) {
 	g := p.Main
 	l := newLayout(g)
+	l.wholeLoops = opt.wholeLoops
 	uf := unionFind{}
 	var order []*ir.Value // tensor values in program order
 	defAt := map[*ir.Value]int{}
@@ -193,22 +195,41 @@ func buildClasses(p *ir.Program, opt Options) ([]*class, *layout, error) {
 // at the end of whichever branch ran, so it lives at the true region's move
 // point and from the false region's move point on (the false region's
 // positions are not reached when the true branch runs).
+//
+// A value inside a loop region (while_loop, scan, map_impl) gets the same
+// per-iteration lifetime: every iteration runs the region's positions in
+// order, and regions are isolated SSA graphs, so each read of the value
+// follows its write in the same iteration (its def precedes its uses in
+// position order) and nothing reads it after the backward jump before the
+// next iteration rewrites it. Two body values with disjoint position
+// ranges are therefore never live together, in any iteration. What crosses
+// iterations is live across the loop's whole span: the carried slots and
+// stacked outputs (the loop node's results, written by the copies at the
+// move point and read by the next iteration and by the loop's control
+// instructions), and every outer value a region reads (its use is the
+// loop node, the exit). A body value read by those copies lives to the
+// move point, which is where the copies read it; an outer value the loop
+// reads only as a carried initial value lives to the loop's start, where
+// the initial copies read it (layout.initOnly).
 func valueSegments(l *layout, v *ir.Value, def int) []Span {
 	last := def
 	for _, u := range v.Uses() {
-		if at := l.usePos(u, v.Graph); at > last {
+		at := l.usePos(u, v.Graph)
+		if s, ok := l.initOnly(u, v); ok {
+			at = s // read only by the loop's initial copies
+		}
+		if at > last {
 			last = at
 		}
 	}
-	if s, ok := l.enclosingLoop(v.Graph); ok {
-		// Inside a while_loop: live for the whole loop (an iteration may
-		// read it again after the backward jump; no reuse within the loop).
+	if s, ok := l.enclosingLoop(v.Graph); ok && l.wholeLoops {
 		return []Span{s}
 	}
 	if n := v.Def; n != nil {
 		if s, ok := l.loop[n]; ok {
-			// A while_loop result is its carried slot: written by the
-			// initial moves, read and rewritten by every iteration.
+			// A while_loop or scan result is its carried slot (or a
+			// stacked output): written by the initial copies (or row by
+			// row), read and rewritten by every iteration.
 			return []Span{{s.Start, max(last, s.End)}}
 		}
 		if t, f, ok := condRegions(n); ok {

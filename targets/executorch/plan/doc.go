@@ -19,10 +19,13 @@
 // positions follow the emitted instruction order (true region, its moves,
 // false region, its moves, the cond), so the exclusive branches share
 // bytes and nothing inside a branch overlaps a value live across the cond
-// (cond.go, layout.go). Values inside higher_order.while_loop regions are
-// planned too: the loop's results are its carried slots, live across the
-// whole loop, and every value inside the loop lives for the whole loop, so
-// it overlaps neither a slot nor a value live across the loop.
+// (cond.go, layout.go). Values inside higher_order.while_loop, scan and
+// map_impl regions are planned too: the loop's results are its carried
+// slots (and stacked outputs), live across the whole loop, values the loop
+// reads from outside live to its exit, and values defined inside the loop
+// live within one iteration (from their definition to their last use in
+// the emitted order of one trip), so body temporaries share bytes with
+// each other but never with a slot or a value live across the loop.
 //
 // The result is recorded in the IR (Record) so goldens show it and the
 // emitter reads it back (Read): node metadata mem = "1:<offset>:<size>"

@@ -5,15 +5,29 @@ import "sort"
 // exirOrderName names the placement that reproduces exir's greedy planner.
 const exirOrderName = "exir greedy"
 
-// placeExir places classes the way exir's greedy memory planner does, so
-// that programs exir would plan the same way get its offsets: classes are
-// taken by unaligned size, largest first, classes of equal size in reverse
-// collection order (exir inserts each spec after the equal ones in an
-// ascending list, then reverses it; class ids follow exir's collection
-// order: graph inputs, then node results in program order). Each class
-// joins the first shared object none of whose members it overlaps, or
-// opens a new one sized to it (aligned); shared objects are laid out one
-// after another in the order they were opened.
+// placeExir places classes the way exir's greedy memory planner
+// (exir/memory_planning.py: greedy and pick_shared_obj) does, so that
+// programs exir would plan the same way get its offsets.
+//
+// Order: exir sorts its tensor specs by allocated_memory, which is the
+// byte size already rounded up to the alignment (TensorSpec's
+// allocated_memory property aligns nbytes to spec.alignment, 16 by
+// default), inserting each spec after the equal ones of an ascending list
+// (bisect.insort) and then reversing the list: largest aligned size first,
+// and classes of equal aligned size in reverse collection order. Class ids
+// follow exir's collection order (graph inputs, then node results in
+// program order), so a 12-byte and a 16-byte tensor tie, the later one
+// first (ecn_portable_add_i64_f32: i64[1] and f32[1] tensors all take 16
+// bytes).
+//
+// Placement: a class joins the first shared object (in the order they were
+// opened) none of whose members it overlaps, at the object's start;
+// otherwise the first object in which it fits above every member it
+// overlaps (at the highest end of those members, when that leaves room
+// within the object's size: exir's allow_overlapping_allocations, on by
+// default); otherwise it opens a new object sized to it. Objects never grow
+// (the first member is the largest) and are laid out one after another in
+// the order they were opened.
 func placeExir(classes []*class, align int64) placement {
 	var todo []*class
 	for _, c := range classes {
@@ -22,23 +36,30 @@ func placeExir(classes []*class, align int64) placement {
 		}
 	}
 	sort.SliceStable(todo, func(i, j int) bool {
-		if todo[i].size != todo[j].size {
-			return todo[i].size > todo[j].size
+		si, sj := alignUp(todo[i].size, align), alignUp(todo[j].size, align)
+		if si != sj {
+			return si > sj
 		}
 		return todo[i].id > todo[j].id
 	})
+	type member struct {
+		c   *class
+		off int64 // within the object
+	}
 	type object struct {
 		size    int64
-		members []*class
+		members []member
 	}
 	var objs []*object
 	in := make([]int, len(classes))
+	within := make([]int64, len(classes))
 	for _, c := range todo {
-		k := -1
+		need := alignUp(c.size, align)
+		k, at := -1, int64(0)
 		for i, o := range objs {
 			free := true
-			for _, q := range o.members {
-				if overlaps(c, q) {
+			for _, m := range o.members {
+				if overlaps(c, m.c) {
 					free = false
 					break
 				}
@@ -49,11 +70,25 @@ func placeExir(classes []*class, align int64) placement {
 			}
 		}
 		if k < 0 {
-			k = len(objs)
-			objs = append(objs, &object{size: alignUp(c.size, align)})
+			for i, o := range objs {
+				top := int64(0)
+				for _, m := range o.members {
+					if overlaps(c, m.c) {
+						top = max(top, m.off+alignUp(m.c.size, align))
+					}
+				}
+				if top > 0 && top+need <= o.size {
+					k, at = i, top
+					break
+				}
+			}
 		}
-		objs[k].members = append(objs[k].members, c)
-		in[c.id] = k
+		if k < 0 {
+			k = len(objs)
+			objs = append(objs, &object{size: need})
+		}
+		objs[k].members = append(objs[k].members, member{c, at})
+		in[c.id], within[c.id] = k, at
 	}
 	pl := placement{name: exirOrderName, offset: make([]int64, len(classes))}
 	base := make([]int64, len(objs))
@@ -62,7 +97,7 @@ func placeExir(classes []*class, align int64) placement {
 		pl.arena += o.size
 	}
 	for _, c := range todo {
-		pl.offset[c.id] = base[in[c.id]]
+		pl.offset[c.id] = base[in[c.id]] + within[c.id]
 	}
 	return pl
 }

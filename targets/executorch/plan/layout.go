@@ -92,6 +92,9 @@ type layout struct {
 	slices   []*ir.Value
 	sliceDef map[*ir.Value]int
 	end      int // one past the last position
+	// wholeLoops gives every value inside a loop region the loop's whole
+	// span (the planner before per-iteration lifetimes; for measurements).
+	wholeLoops bool
 }
 
 func newLayout(main *ir.Graph) *layout {
@@ -183,8 +186,39 @@ func (l *layout) walkScan(n *ir.Node, s ScanLoop) {
 	l.loop[n] = Span{start, l.end}
 }
 
-// enclosingLoop returns the span of the outermost while_loop or scan whose regions
-// hold graph g.
+// initOnly reports whether the loop node u reads v only as the initial
+// value of a carried slot (a while_loop's carried input, a scan's init),
+// and returns the loop's start: the initial copies into the slots are the
+// only instructions that read such an operand (the regions read the slots),
+// so it need not outlive them. An operand that is also an xs or an
+// additional input is read by every iteration and lives to the exit.
+func (l *layout) initOnly(u *ir.Node, v *ir.Value) (int, bool) {
+	span, ok := l.loop[u]
+	if !ok || l.wholeLoops || u.Graph != v.Graph {
+		return 0, false
+	}
+	var init, rest []ir.Arg
+	if _, _, ok := whileRegions(u); ok {
+		init, rest = u.Args[2].List, u.Args[3].List
+	} else if s, ok := ScanParts(u); ok {
+		init, rest = s.Init, append(append([]ir.Arg(nil), s.Xs...), s.Extra...)
+	} else {
+		return 0, false
+	}
+	found := false
+	for _, a := range init {
+		found = found || a.Kind == ir.ArgValue && a.Value == v
+	}
+	for _, a := range rest {
+		if a.Kind == ir.ArgValue && a.Value == v {
+			return 0, false
+		}
+	}
+	return span.Start, found
+}
+
+// enclosingLoop returns the span of the outermost while_loop or scan whose
+// regions hold graph g (used only with Options.wholeLoops).
 func (l *layout) enclosingLoop(g *ir.Graph) (Span, bool) {
 	var out Span
 	found := false

@@ -20,6 +20,11 @@ type Options struct {
 	AllocMutableBuffers bool
 	// Alignment of every offset, in bytes (16 unless set).
 	Alignment int64
+
+	// wholeLoops plans every value inside a loop region for the loop's
+	// whole span instead of one iteration (the former rule, kept so that
+	// tests can measure what per-iteration lifetimes save).
+	wholeLoops bool
 }
 
 // DefaultOptions returns exir's defaults: everything planned, 16-byte alignment.

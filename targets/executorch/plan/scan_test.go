@@ -21,10 +21,12 @@ const scanSrc = `graph forward(%x: f32[4,16], %init: f32[16], %w: f32[16]) {
 }
 `
 
-// A scan's xs slice inputs get storage of their own, live for the whole
-// loop like the carry slots, the stacked output and the body's values, and
-// kept apart from all of them and from values live across the loop; the
-// plan records the slices on the scan node and reads them back.
+// A scan's xs slice inputs get storage of their own, written at the top of
+// each iteration and live to their last read in it, kept apart from the
+// carry slots, the stacked output, the values live across the loop and the
+// body values live while the slice is (%y, defined after the slice's last
+// read, may take its bytes); the plan records the slices on the scan node
+// and reads them back.
 func TestScanSlicesPlanned(t *testing.T) {
 	p := parse(t, scanSrc)
 	pl := mustPlan(t, p, plan.DefaultOptions())
@@ -41,7 +43,7 @@ func TestScanSlicesPlanned(t *testing.T) {
 		t.Fatalf("slice %%row planned %v (%v), want 64 bytes", row, ok)
 	}
 	g := n.Args[0].Graph
-	loopVals := []*ir.Value{n.Results[0], n.Results[1], g.Value("m"), g.Value("next"), g.Value("y"), p.Main.Value("a")}
+	loopVals := []*ir.Value{n.Results[0], n.Results[1], g.Value("m"), g.Value("next"), p.Main.Value("a"), p.Main.Value("x"), p.Main.Value("w")}
 	for _, v := range loopVals {
 		a, ok := pl.Lookup(v)
 		if !ok {
