@@ -24,7 +24,11 @@ Its size list is the result's shape (SymInts stay symbolic: a symbolic dim
 is a value of the graph, and compound expressions become executorch_prim
 arithmetic), its dtype and device are the result's, and its dim order is the
 result's, size-one dims canonicalized (ET-P40). The out op's results are the
-out tensors (same storage), so users keep reading the op's results.
+out tensors (same storage), so users keep reading the op's results. An op
+with several results gets one allocation per result, bound to the out
+arguments in order (native_layer_norm.out's out0..out2, the quantized
+library's choose_qparams.Tensor_out: scale_out float64, zero_point_out
+int64).
 
 Arguments of the functional op the out variant lacks are dropped only when
 the out tensor carries them (dtype, layout, device, pin_memory,

@@ -16,6 +16,8 @@ type xquant struct {
 	scales    []float64
 	zeroPoint int64
 	dim       int
+	group     int64 // > 0: group-wise along dim 1 (scales [dims[0], dims[1]/group]; xquant_dynamic.go)
+	dynamic   int   // > 0: per-token dynamic over this many trailing dims (xquant_dynamic.go)
 }
 
 // xrun is one execution of an XNNPACK graph: values by id_out, held in the
@@ -147,7 +149,7 @@ func quantOf(q *xnnfb.XNNQuantizedTensorValueT) (*xquant, error) {
 		}
 		return &xquant{scales: s, dim: int(p.ChannelDim)}, nil
 	}
-	return nil, fmt.Errorf("quantization %s is not supported", xnnfb.EnumNamesXNNQuantParams[q.QuantParams.Type])
+	return quantOfMore(q)
 }
 
 // constant reads a constant value's bytes: named data (by key) or the
@@ -166,13 +168,22 @@ func (r *xrun) constant(t *xnnfb.XNNTensorValueT) (*interp.Tensor, error) {
 			}
 		}
 		if data == nil {
-			return nil, fmt.Errorf("named data %q not found", c.NamedKey)
+			// The runtime merges the program's named data with the
+			// external data map (a delegate's weights moved to the .ptd).
+			d, err := externalData(c.NamedKey, r.m.data)
+			if err != nil {
+				return nil, fmt.Errorf("named data %q: not in the program's named data; %w", c.NamedKey, err)
+			}
+			data = d
 		}
 	} else {
 		if c.Offset > uint64(len(r.consts)) {
 			return nil, fmt.Errorf("inline constant at %d past the %d-byte region", c.Offset, len(r.consts))
 		}
 		data = r.consts[c.Offset:]
+	}
+	if t.Datatype == xnnfb.XNNDatatypexnn_datatype_qbint4 {
+		return unpackQB4(t, data)
 	}
 	dt, err := xdtype(t.Datatype)
 	if err != nil {
@@ -194,6 +205,9 @@ func (r *xrun) dequant(id uint32, t *interp.Tensor) *interp.Tensor {
 	q := r.quant[id]
 	if q == nil {
 		return t
+	}
+	if q.group > 0 {
+		return dequantGroup(t, q)
 	}
 	xs := t.Float64s()
 	out := make([]float64, len(xs))
@@ -229,7 +243,9 @@ func (r *xrun) define(n *xnnfb.XNodeT, id uint32, t *interp.Tensor) error {
 			return err
 		}
 	}
-	if q := r.quant[id]; q != nil {
+	if q := r.quant[id]; q != nil && q.dynamic > 0 {
+		t = quantizeDynamic(t, q.dynamic)
+	} else if q != nil {
 		d := r.decl[id]
 		dt, err := xdtype(d.Datatype)
 		if err != nil {

@@ -123,6 +123,8 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 		return r.conv(n, kind, x)
 	case *xnnfb.XNNPooling2DT:
 		return r.pool(n, kind, x)
+	case *xnnfb.XNNArgMaxPooling2dT:
+		return r.argMaxPool(n, x) // xnodes_argmax.go
 	case *xnnfb.XNNStaticResizeBilinear2DT:
 		return r.resize(n, x)
 	case *xnnfb.XNNStaticTransposeT:

@@ -20,8 +20,8 @@ type KindCoverage struct {
 // list is complete, that each op has a support rule, and that the numeric
 // tests exercise every written kind).
 var coverage = map[xnnfb.XNodeUnion]KindCoverage{
-	xnnfb.XNodeUnionXNNAdd:                       {Ops: []string{"aten.add.Tensor"}, Reason: "qint8 when both operands are dequantized from qint8 and the sum is quantized (quant_add.go)"},
-	xnnfb.XNodeUnionXNNFullyConnected:            {Ops: []string{"aten.addmm.default", "aten.mm.default", "quantized_decomposed.dequantize_per_channel.default"}, Reason: "linear reaches it as permute_copy + addmm/mm; qint8 when its input and weight are dequantized (weight per tensor, or per output channel: qcint8 channel_dim 0, qcint32 bias)"},
+	xnnfb.XNodeUnionXNNAdd:                       {Ops: []string{"aten.add.Tensor"}, Reason: "qint8 when both operands are dequantized from qint8 and the sum is quantized (quant_add.go); in NHWC when an operand is a quantized convolution's output"},
+	xnnfb.XNodeUnionXNNFullyConnected:            {Ops: []string{"aten.addmm.default", "aten.mm.default", "quantized_decomposed.dequantize_per_channel.default", "quantized_decomposed.dequantize_per_tensor.tensor", "quantized_decomposed.dequantize_per_token.default", "quantized_decomposed.dequantize_per_channel_group.default"}, Reason: "linear reaches it as permute_copy + addmm/mm; qint8 when its input and weight are dequantized (weight per tensor, or per output channel: qcint8 channel_dim 0, qcint32 bias); dynamically quantized input (qd8, quant_dynamic.go): qdint8 input, qcint8 filter per output channel or qbint4 filter (4-bit group-wise, group size a multiple of 32), fp32 bias and output"},
 	xnnfb.XNodeUnionXNNSoftmax:                   {Ops: []string{"aten._softmax.default"}},
 	xnnfb.XNodeUnionXNNSigmoid:                   {Ops: []string{"aten.sigmoid.default"}},
 	xnnfb.XNodeUnionXNNStaticTranspose:           {Ops: []string{"aten.permute_copy.default"}, Reason: "also the NCHW↔NHWC layout transposes (debug handle 65535)"},
@@ -34,13 +34,13 @@ var coverage = map[xnnfb.XNodeUnion]KindCoverage{
 	xnnfb.XNodeUnionXNNMinimum:                   {Ops: []string{"aten.minimum.default"}},
 	xnnfb.XNodeUnionXNNDepthwiseConv2d:           {Ops: []string{"aten.convolution.default"}, Reason: "groups = input channels, one filter per group; qint8 like XNNConv2d (per-channel filter 1HWO, channel_dim 3)"},
 	xnnfb.XNodeUnionXNNMaxPooling2d:              {Ops: []string{"aten.max_pool2d.default"}},
-	xnnfb.XNodeUnionXNNMultiply:                  {Ops: []string{"aten.mul.Tensor"}},
-	xnnfb.XNodeUnionXNNSubtract:                  {Ops: []string{"aten.sub.Tensor"}},
+	xnnfb.XNodeUnionXNNMultiply:                  {Ops: []string{"aten.mul.Tensor"}, Reason: "qint8 like XNNAdd (quant_add.go)"},
+	xnnfb.XNodeUnionXNNSubtract:                  {Ops: []string{"aten.sub.Tensor"}, Reason: "qint8 like XNNAdd (quant_add.go)"},
 	xnnfb.XNodeUnionXNNFloor:                     {Ops: []string{"aten.floor.default"}},
-	xnnfb.XNodeUnionXNNConvert:                   {Ops: []string{"quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default"}, Reason: "qint8 per-tensor, only around a quantized fully-connected or convolution op (its int8 weight and int32 bias baked in) or a quantized add"},
+	xnnfb.XNodeUnionXNNConvert:                   {Ops: []string{"quantized_decomposed.quantize_per_tensor.default", "quantized_decomposed.dequantize_per_tensor.default", "quantized_decomposed.choose_qparams.tensor", "quantized_decomposed.quantize_per_tensor.tensor", "quantized_decomposed.choose_qparams_per_token_asymmetric.default", "quantized_decomposed.quantize_per_token.default"}, Reason: "qint8 per-tensor, only around a quantized fully-connected or convolution op (its int8 weight and int32 bias baked in) or a quantized add; fp32 → qdint8 (PerTokenDynamicQuant, num_nonbatch_dims 1) for a dynamic quantize, per tensor or per token, feeding only fully-connected ops"},
 	xnnfb.XNodeUnionXNNGlobalAvgPooling2d:        {Ops: []string{"aten.mean.dim"}},
 	xnnfb.XNodeUnionXNNStaticReshape:             {Ops: []string{"aten.view_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default"}},
-	xnnfb.XNodeUnionXNNArgMaxPooling2d:           {Reason: "max_pool2d_with_indices is not claimed (the partitioner takes single-result nodes; exir does not emit this kind either)"},
+	xnnfb.XNodeUnionXNNArgMaxPooling2d:           {Ops: []string{"aten.max_pool2d_with_indices.default", "xnnpack.argmax_pool2d.default"}, Reason: "indices used, fp32, static shapes, stride = kernel, dilation 1, no ceil_mode: rewritten to xnnpack.argmax_pool2d between H↔W transposes; int32 window positions leave the delegate and portable ops make torch's int64 plane offsets (argmax_pool.go); exir does not emit this kind"},
 	xnnfb.XNodeUnionXNNSquareRoot:                {Ops: []string{"aten.sqrt.default"}},
 	xnnfb.XNodeUnionXNNCeiling:                   {Ops: []string{"aten.ceil.default"}},
 	xnnfb.XNodeUnionXNNHardswish:                 {Ops: []string{"aten.hardswish.default"}},

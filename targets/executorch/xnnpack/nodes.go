@@ -234,10 +234,15 @@ func (s *ser) node(n *ir.Node) error {
 		return nil
 	case "aten.cat.default":
 		return s.cat(n)
+	case "xnnpack.argmax_pool2d.default":
+		return s.argMaxPool(n) // argmax_pool.go
 	case "quantized_decomposed.quantize_per_tensor.default":
 		return s.quantize(n)
 	case "quantized_decomposed.dequantize_per_tensor.default":
 		return s.dequantize(n)
+	}
+	if dynQOp(n.Op) {
+		return s.dynNode(n) // quant_dynamic_ser.go
 	}
 	return s.moreNode(n, name)
 }
@@ -245,6 +250,9 @@ func (s *ser) node(n *ir.Node) error {
 func (s *ser) fullyConnected(n *ir.Node) error {
 	if m := s.qfcs[n]; m != nil {
 		return s.quantFC(n, m)
+	}
+	if m := s.dfcs[n]; m != nil {
+		return s.dynFC(n, m)
 	}
 	var x, w *ir.Value
 	bias := uint32(internal)

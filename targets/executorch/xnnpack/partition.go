@@ -61,6 +61,9 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("xnnpack partition: partition_exclude names every config; disable the partitioner instead")
 	}
 	c := newChecker(p, ex)
+	if err := c.rewriteArgMaxPools(); err != nil { // argmax_pool.go
+		return nil, err
+	}
 	res := &Result{}
 	nodes := p.Main.Nodes()
 	pos := make(map[*ir.Node]int, len(nodes))

@@ -7,14 +7,23 @@ import (
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
 )
 
-// Quantized add (PT2E qint8): both operands of aten.add.Tensor (alpha 1)
-// are dequantize_per_tensor(quantize_per_tensor(_)) and its result feeds
-// one quantize_per_tensor whose users are dequantizes. It is written as a
-// qint8 XNNAdd reading the operands' qint8 values (XNNConvert of their
-// fp32 sources, or the qint8 output of an upstream quantized op) with the
-// output quantization, then XNNConvert to each fp32 dequantized result.
+// Quantized add, sub and mul (PT2E qint8): both operands of
+// aten.add.Tensor / aten.sub.Tensor (alpha 1) or aten.mul.Tensor are
+// dequantize_per_tensor(quantize_per_tensor(_)) and the result feeds one
+// quantize_per_tensor whose users are dequantizes. It is written as a qint8
+// XNNAdd / XNNSubtract / XNNMultiply reading the operands' qint8 values
+// (XNNConvert of their fp32 sources, or the qint8 output of an upstream
+// quantized op) with the output quantization, then XNNConvert to each fp32
+// dequantized result.
 
-var opAddT = ir.MustLookupOp("aten.add.Tensor")
+var (
+	opAddT = ir.MustLookupOp("aten.add.Tensor")
+	opSubT = ir.MustLookupOp("aten.sub.Tensor")
+	opMulT = ir.MustLookupOp("aten.mul.Tensor")
+)
+
+// qbinKinds are the XNNPACK nodes of the quantized binary ops.
+var qbinKinds = map[ir.Op]xnnfb.XNodeUnion{opAddT: xnnfb.XNodeUnionXNNAdd, opSubT: xnnfb.XNodeUnionXNNSubtract, opMulT: xnnfb.XNodeUnionXNNMultiply}
 
 // qadd is the matched pattern: qio holds the first operand and the output
 // side, bq / bd / b the second operand.
@@ -22,12 +31,14 @@ type qadd struct {
 	qio
 	bq, bd *ir.Node
 	b      qparams
+	kind   xnnfb.XNodeUnion // XNNAdd, XNNSubtract or XNNMultiply
+	nhwc   bool             // an operand exists only in NHWC (quant_nhwc.go): computed in NHWC
 }
 
-// quantAdd reports whether n is an add whose operands are both per-tensor
-// dequantizes (the quantized form).
+// quantAdd reports whether n is an add, sub or mul whose operands are both
+// per-tensor dequantizes (the quantized form).
 func quantAdd(n *ir.Node) bool {
-	if n.Op != opAddT || len(n.Args) < 2 {
+	if _, ok := qbinKinds[n.Op]; !ok || len(n.Args) < 2 {
 		return false
 	}
 	for _, a := range n.Args[:2] {
@@ -41,35 +52,52 @@ func quantAdd(n *ir.Node) bool {
 // matchQAdd matches the pattern around add n; the reason is empty on a
 // match.
 func matchQAdd(n *ir.Node) (*qadd, string) {
-	if a, ok := number(n.Arg("alpha")); !ok || a != 1 {
-		return nil, "alpha must be 1"
+	if n.Op != opMulT {
+		if a, ok := number(n.Arg("alpha")); !ok || a != 1 {
+			return nil, "alpha must be 1"
+		}
 	}
-	m := &qadd{}
+	m := &qadd{kind: qbinKinds[n.Op]}
 	var other qio
 	for i, io := range []*qio{&m.qio, &other} {
 		if why := matchQIn(io, n.Args[i].Value); why != "" {
 			return nil, fmt.Sprintf("operand %d: %s", i, why)
 		}
 		// A quantized convolution's qint8 output exists only in NHWC.
-		if src := io.xq.Args[0].Value; src.Def != nil && quantConv(src.Def) {
-			return nil, fmt.Sprintf("operand %d is a quantized convolution's (NHWC) output", i)
+		if src := io.xq.Args[0].Value; src.Def != nil && qNHWC(src.Def) {
+			m.nhwc = true
+		}
+	}
+	if m.nhwc {
+		if why := sameRank4(n); why != "" {
+			return nil, why
 		}
 	}
 	m.bq, m.bd, m.b = other.xq, other.xd, other.x
-	if why := matchQOut(&m.qio, n.Results[0], "quantized add"); why != "" {
+	if why := matchQOut(&m.qio, n.Results[0], "quantized "+n.Op.Info().Name); why != "" {
 		return nil, why
 	}
 	return m, ""
 }
 
-// checkAdd is the add rule: alpha 1, and the whole pattern when both
-// operands are dequantized.
+// checkAdd is the add and sub rule: alpha 1, and the whole pattern when
+// both operands are dequantized.
 func checkAdd(c *checker, n *ir.Node) string {
 	if quantAdd(n) {
 		_, why := matchQAdd(n)
 		return why
 	}
 	return checkAlphaOne(c, n)
+}
+
+// checkMul is the mul rule: the whole pattern when both operands are
+// dequantized.
+func checkMul(c *checker, n *ir.Node) string {
+	if quantAdd(n) {
+		_, why := matchQAdd(n)
+		return why
+	}
+	return ""
 }
 
 // readsAsQAdd reports whether u is a quantized add reading dequantize d.
@@ -82,16 +110,21 @@ func (s *ser) readsAsQAdd(u, d *ir.Node) bool {
 func (s *ser) quantAddNode(m *qadd) error {
 	var in [2]uint32
 	for i, q := range []*ir.Node{m.xq, m.bq} {
-		id, ok := s.ids[q.Results[0]]
-		if !ok {
-			return fmt.Errorf("operand %d: %s has no qint8 value", i, q.Results[0])
+		p := []qparams{m.x, m.b}[i]
+		var err error
+		if m.nhwc {
+			in[i], err = s.qNHWCOf(q, p)
+		} else {
+			in[i], err = s.qNCHWOf(q, p)
 		}
-		in[i] = id
+		if err != nil {
+			return fmt.Errorf("operand %d: %w", i, err)
+		}
 	}
-	out, err := s.quantOut(&m.qio, false)
+	out, err := s.quantOut(&m.qio, m.nhwc)
 	if err != nil {
 		return err
 	}
-	s.add(xnnfb.XNodeUnionXNNAdd, &xnnfb.XNNNode2x1T{Input1Id: in[0], Input2Id: in[1], OutputId: out}, s.handle, nil)
-	return s.quantOutConverts(&m.qio, out, false)
+	s.add(m.kind, &xnnfb.XNNNode2x1T{Input1Id: in[0], Input2Id: in[1], OutputId: out}, s.handle, nil)
+	return s.quantOutConverts(&m.qio, out, m.nhwc)
 }

@@ -50,9 +50,9 @@ func (s *ser) dequantizeNHWC(n *ir.Node, p qparams) error {
 // channels (channel_dim 0, 3 for depthwise), bias as for quantFC, output
 // qint8 NHWC converted to each fp32 dequantized result.
 func (s *ser) quantConv(n *ir.Node, m *qconv) error {
-	in, ok := s.nhwc[m.xd.Results[0]]
-	if !ok {
-		return fmt.Errorf("input %s has no quantized NHWC value", m.xd.Results[0])
+	in, err := s.qNHWCOf(m.xq, m.x) // quant_nhwc.go
+	if err != nil {
+		return fmt.Errorf("input: %w", err)
 	}
 	w := m.wq.w
 	wb, ok := s.consts[w]

@@ -19,6 +19,11 @@ func (s *ser) planQuant(region *ir.Graph) error {
 		var io *qio
 		var wd *ir.Node
 		switch {
+		case isFC(n) && dynFC(n):
+			if err := s.planDynFC(n, isConst); err != nil {
+				return err
+			}
+			continue
 		case isFC(n) && quantFC(n):
 			m, why := matchQFC(n, isConst)
 			if why != "" {
@@ -125,7 +130,7 @@ func (s *ser) dequantize(n *ir.Node) error {
 // (qcint32 with scales s_x·s_w[c]) and zero point 0, output qint8, then
 // XNNConvert of the output to each fp32 dequantized result.
 func (s *ser) quantFC(n *ir.Node, m *qfc) error {
-	in, err := s.get(m.xd.Results[0])
+	in, err := s.qNCHWOf(m.xq, m.x) // quant_nhwc.go
 	if err != nil {
 		return err
 	}
@@ -185,6 +190,9 @@ func (s *ser) quantOut(m *qio, nhwc bool) (uint32, error) {
 // dequantized result (their NHWC forms for a convolution).
 func (s *ser) quantOutConverts(m *qio, out uint32, nhwc bool) error {
 	for _, d := range m.outDequant {
+		if s.onlyQuantReaders(d) { // quant_nhwc.go
+			continue
+		}
 		var o uint32
 		var err error
 		if nhwc {

@@ -150,6 +150,7 @@ type ser struct {
 	qfcs      map[*ir.Node]*qfc   // quantized fully-connected patterns by their addmm/mm
 	qconvs    map[*ir.Node]*qconv // quantized convolution patterns by their convolution
 	qadds     map[*ir.Node]*qadd  // quantized add patterns by their add
+	dfcs      map[*ir.Node]*dfc   // dynamically quantized fully-connected patterns (quant_dynamic.go)
 	handle    uint32
 	tick      bool // the node emitted nothing but takes a debug handle
 }

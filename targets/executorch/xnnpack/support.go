@@ -27,14 +27,11 @@ func addRule(op, config string, check func(c *checker, n *ir.Node) string) {
 }
 
 func init() {
+	addRule("aten.sub.Tensor", "SubConfig", checkAdd) // quant_add.go
+	addRule("aten.add.Tensor", "AddConfig", checkAdd)
+	addRule("aten.mul.Tensor", "MulConfig", checkMul)
 	for op, cfg := range map[string]string{
-		"aten.sub.Tensor": "SubConfig",
-	} {
-		addRule(op, cfg, checkAlphaOne)
-	}
-	addRule("aten.add.Tensor", "AddConfig", checkAdd) // quant_add.go
-	for op, cfg := range map[string]string{
-		"aten.mul.Tensor": "MulConfig", "aten.div.Tensor": "DivConfig",
+		"aten.div.Tensor":      "DivConfig",
 		"aten.maximum.default": "MaximumConfig", "aten.minimum.default": "MinimumConfig",
 	} {
 		addRule(op, cfg, nil)
@@ -152,7 +149,10 @@ func (c *checker) supported(n *ir.Node) string {
 	if c.exclude[r.config] {
 		return r.config + " is excluded"
 	}
-	if len(n.Results) != 1 {
+	if dynQOp(n.Op) { // non-fp32 parameter tensors; checked by their rules (quant_dynamic.go)
+		return r.check(c, n)
+	}
+	if len(n.Results) != 1 && !multiResult[n.Op] { // argmax_pool.go
 		return "multiple results"
 	}
 	for i, as := range n.Op.Info().Schema.Args {
@@ -249,7 +249,11 @@ func checkAddmm(c *checker, n *ir.Node) string {
 	if mat1.Tensor().Rank() != 2 || mat2.Tensor().Rank() != 2 {
 		return "operands must be matrices"
 	}
-	if quantFC(n) {
+	if dynFC(n) { // quant_dynamic.go
+		if why := c.checkDynFC(n); why != "" {
+			return why
+		}
+	} else if quantFC(n) {
 		if _, why := matchQFC(n, func(v *ir.Value) bool { return c.consts[v] }); why != "" {
 			return why
 		}
