@@ -18,7 +18,8 @@ const (
 
 // Backends lists every backend name an entry may declare, in a fixed order.
 // "executorch.openvino" and "executorch.mlx" come from the catalog's later
-// revisions (ET-B06, ET-B07).
+// revisions (ET-B06, ET-B07); openvino has its prepare, partitioner and
+// writer (targets/executorch/openvino), mlx only its capture step.
 var Backends = []string{
 	BackendAll, BackendONNX, BackendExecuTorch,
 	"executorch.xnnpack", "executorch.cuda", "executorch.portable", "executorch.openvino", "executorch.mlx",

@@ -1,17 +1,11 @@
 package cuda
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/targets/pt2"
+	"github.com/fxport/fxport/targets/executorch/extcompile"
 )
 
 // EnvCommand names the environment variable that overrides the compile
@@ -35,64 +29,20 @@ type Compiled struct {
 // runs command with the words IN and OUT replaced by the paths (split on
 // spaces; nothing is shell-interpreted), and reads OUT (the .so) and OUT.weights. A command
 // that cannot start, fails or writes no OUT is an error quoting its output
-// and saying what is needed.
+// and saying what is needed (extcompile.Compile).
 func Compile(ctx context.Context, part *ir.Program, command string) (*Compiled, error) {
-	if strings.TrimSpace(command) == "" {
-		command = DefaultCommand
-	}
-	dir, err := os.MkdirTemp("", "fxport-aoti-")
+	out, err := extcompile.Compile(ctx, part, extcompile.Spec{
+		Prefix:      "cuda",
+		Command:     command,
+		Default:     DefaultCommand,
+		TempPattern: "fxport-aoti-",
+		OutName:     "partition.so",
+		What:        "shared library",
+		Hint:        fmt.Sprintf("the CUDA backend's AOTInductor compile step needs torch with CUDA and a GPU: run fxport where they are available, or pass --aoti-command (or set %s) to a command that compiles IN.pt2 into OUT.so", EnvCommand),
+		Extras:      []extcompile.Extra{{Suffix: ".weights", What: "weights blob"}},
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "partition.pt2")
-	out := filepath.Join(dir, "partition.so")
-	if err := pt2.Write(part, in); err != nil {
-		return nil, fmt.Errorf("cuda: writing the partition as .pt2: %w", err)
-	}
-	words := strings.Fields(command)
-	for i, w := range words {
-		switch w {
-		case "IN":
-			words[i] = in
-		case "OUT":
-			words[i] = out
-		}
-	}
-	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	hint := fmt.Sprintf("the CUDA backend's AOTInductor compile step needs torch with CUDA and a GPU: run fxport where they are available, or pass --aoti-command (or set %s) to a command that compiles IN.pt2 into OUT.so", EnvCommand)
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		msg := strings.TrimSpace(buf.String())
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("cuda: compile command %q failed (%v): %s; %s", command, err, tail(msg), hint)
-		}
-		return nil, fmt.Errorf("cuda: compile command %q could not run: %v; %s", command, err, hint)
-	}
-	so, err := os.ReadFile(out)
-	if err != nil {
-		return nil, fmt.Errorf("cuda: compile command %q wrote no shared library OUT: %v; %s", command, err, hint)
-	}
-	if len(so) == 0 {
-		return nil, fmt.Errorf("cuda: compile command %q wrote an empty shared library; %s", command, hint)
-	}
-	c := &Compiled{SO: so}
-	if w, err := os.ReadFile(out + ".weights"); err == nil {
-		c.Weights = w
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("cuda: reading the weights blob: %w", err)
-	}
-	return c, nil
-}
-
-func tail(s string) string {
-	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
-	}
-	if s == "" {
-		return "no output"
-	}
-	return s
+	return &Compiled{SO: out.Out, Weights: out.Extras[".weights"]}, nil
 }

@@ -28,8 +28,8 @@ func Keys(c *Compiled) (so, weights string) {
 //
 // The lowered main graph is emitted by emit.Program: its
 // et_copy::_h2d_copy.out / _d2h_copy.out kernel calls, planned tensors and
-// the delegate call as a DelegateCall of CudaBackend (inline processed bytes
-// = the two named-data keys joined by "\n"). The device tensors (typed on
+// the delegate call as a DelegateCall of CudaBackend (processed bytes, a
+// segment = the two named-data keys joined by "\n"). The device tensors (typed on
 // Device) move from the planner's arena into an arena of their own, listed
 // in non_const_buffer_device as CUDA (DeviceArenas). p is not changed.
 func Package(p *ir.Program, call *ir.Node, c *Compiled, methodName string) (*pte.File, []pte.NamedTensor, error) {

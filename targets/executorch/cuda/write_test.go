@@ -165,15 +165,22 @@ func TestWritePackagesStandinPayload(t *testing.T) {
 	if m.Name != "forward" {
 		t.Errorf("method %q", m.Name)
 	}
-	if len(m.Delegates) != 1 || m.Delegates[0].Id != "CudaBackend" || m.Delegates[0].Processed.Location != etfb.DataLocationINLINE {
+	// ExecuTorch writes every delegate payload as a segment: after the
+	// (empty) constant segment 0, segment 1 holds the processed bytes.
+	if len(m.Delegates) != 1 || m.Delegates[0].Id != "CudaBackend" || m.Delegates[0].Processed.Location != etfb.DataLocationSEGMENT {
 		t.Fatalf("delegates %+v", m.Delegates)
+	}
+	if len(prog.BackendDelegateData) != 0 {
+		t.Errorf("%d inline delegate data entries, want none", len(prog.BackendDelegateData))
 	}
 	cs := m.Delegates[0].CompileSpecs
 	if len(cs) != 1 || cs[0].Key != "method_name" || string(cs[0].Value) != "TinyModel" {
 		t.Errorf("compile specs %+v (ET-B04: method_name = model class)", cs)
 	}
-	if got := string(prog.BackendDelegateData[m.Delegates[0].Processed.Index].Data); got != so.Key+"\n"+w.Key {
-		t.Errorf("processed = %q", got)
+	if si := m.Delegates[0].Processed.Index; si != 1 || int(si) >= len(f.Segments) || len(prog.Segments) != 2 {
+		t.Fatalf("processed segment %d of %d (%d in the program)", si, len(f.Segments), len(prog.Segments))
+	} else if got := string(f.Segments[si].Data); got != so.Key+"\n"+w.Key || prog.Segments[si].Size != uint64(len(got)) {
+		t.Errorf("processed = %q (segment size %d)", got, prog.Segments[si].Size)
 	}
 	ins := m.Chains[0].Instructions
 	if len(ins) != 3 || ins[1].InstrArgs.Type != etfb.InstructionArgumentsDelegateCall {

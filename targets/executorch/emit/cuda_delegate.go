@@ -12,8 +12,9 @@ import (
 
 // CUDA delegates (pte-format.md §9): a higher_order.executorch_call_delegate
 // node whose backend argument is "CudaBackend" (made by the cuda-partition
-// pass) becomes a BackendDelegate with inline processed bytes and the
-// compile spec method_name, and one DelegateCall whose arguments are the
+// pass) becomes a BackendDelegate whose processed bytes are a segment (as
+// ExecuTorch writes every delegate payload) and the compile spec
+// method_name, and one DelegateCall whose arguments are the
 // device tensors the call reads (constant placeholders excluded: their bytes
 // are in the compiled partition's weights blob), then its results. The
 // compiled payload comes from Options.CUDA (targets/executorch/cuda builds
@@ -25,7 +26,7 @@ const CUDABackendID = "CudaBackend"
 
 // CUDAPayload is the compiled form of one CudaBackend delegate call.
 type CUDAPayload struct {
-	// Processed is the delegate's processed bytes (stored inline).
+	// Processed is the delegate's processed bytes (stored as a segment).
 	Processed []byte
 	// MethodName is the compile spec method_name.
 	MethodName string
@@ -72,17 +73,7 @@ func (m *method) emitCUDADelegate(n *ir.Node) error {
 		}
 		args = append(args, idx)
 	}
-	di := int32(len(m.plan.Delegates))
-	m.plan.Delegates = append(m.plan.Delegates, &etfb.BackendDelegateT{
-		Id:           CUDABackendID,
-		Processed:    &etfb.BackendDelegateDataReferenceT{Location: etfb.DataLocationINLINE, Index: uint32(len(m.inline))},
-		CompileSpecs: []*etfb.CompileSpecT{{Key: "method_name", Value: []byte(pay.MethodName)}},
-	})
-	m.inline = append(m.inline, &etfb.BackendDelegateInlineDataT{Data: append([]byte{}, pay.Processed...)})
-	m.chain.Instructions = append(m.chain.Instructions, &etfb.InstructionT{InstrArgs: &etfb.InstructionArgumentsT{
-		Type:  etfb.InstructionArgumentsDelegateCall,
-		Value: &etfb.DelegateCallT{DelegateIndex: di, Args: args},
-	}})
+	m.addSegmentDelegate(CUDABackendID, []*etfb.CompileSpecT{{Key: "method_name", Value: []byte(pay.MethodName)}}, pay.Processed, args)
 	return nil
 }
 
