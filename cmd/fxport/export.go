@@ -6,8 +6,7 @@ import (
 	"flag"
 	"fmt"
 	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
-	etemit "github.com/fxport/fxport/targets/executorch/emit"
-	"github.com/fxport/fxport/targets/executorch/pte"
+	etopenvino "github.com/fxport/fxport/targets/executorch/openvino"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,6 +31,7 @@ var exportTargets = []exportTarget{
 	{"executorch-portable", pm.TargetExecuTorch, "executorch.portable", ".pte"},
 	{"executorch-xnnpack", pm.TargetExecuTorch, "executorch.xnnpack", ".pte"},
 	{"executorch-cuda", pm.TargetExecuTorch, "executorch.cuda", ".pte"},
+	{"executorch-openvino", pm.TargetExecuTorch, "executorch.openvino", ".pte"},
 }
 
 func targetNames() string {
@@ -134,6 +134,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	optOff := fs.Bool("no-optimize", false, "ONNX: do not run the graph optimizer")
 	modelClass := fs.String("model-class", "", "ONNX: model class for the disable-optimization table (default: program meta "+onnx.MetaModelClass+")")
 	fs.StringVar(&aotiCommand, "aoti-command", "", "executorch-cuda: command compiling IN.pt2 into OUT.so (default $"+etcuda.EnvCommand+", then \""+etcuda.DefaultCommand+"\")")
+	fs.StringVar(&openvinoCommand, "openvino-command", "", "executorch-openvino: command compiling IN.pt2 into the exported compiled model OUT (default $"+etopenvino.EnvCommand+", then \""+etopenvino.DefaultCommand+"\")")
+	fs.BoolVar(&etOpts.ExternalConstants, "external-constants", false, "executorch-portable/xnnpack: store constant tensors in OUT.ptd beside OUT.pte (exir's external_constants=True)")
+	fs.BoolVar(&etOpts.ExternalDelegateData, "external-delegate-data", false, "executorch-xnnpack: store the delegates' weights (named data) in OUT.ptd too")
 	var exclude, include listFlag
 	fs.Var(&exclude, "exclude-patch", "do not install these patches (names or catalog IDs)")
 	fs.Var(&include, "include-patch", "install these opt-in patches (names or catalog IDs)")
@@ -217,6 +220,15 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 // aotiCommand is the --aoti-command flag of the export command.
 var aotiCommand string
 
+// openvinoCommand is the --openvino-command flag of the export command.
+var openvinoCommand string
+
+// externalCompile reports the targets whose .pte needs an external compile
+// step (written only when asked for one).
+func externalCompile(t exportTarget) bool {
+	return t.backend == "executorch.cuda" || t.backend == "executorch.openvino"
+}
+
 // hasEmitter reports whether a target writes its native format.
 func hasEmitter(t exportTarget) bool {
 	return t.target == pm.TargetONNX || t.target == pm.TargetDynamo ||
@@ -229,9 +241,9 @@ func hasEmitter(t exportTarget) bool {
 func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string, exclude, include listFlag, rf runFlags, report bool, emitOpts onnx.Options, stdout, stderr io.Writer) error {
 	switch ext := filepath.Ext(dest); {
 	case ext == ".fxir":
-	case ext == t.ext && (hasEmitter(t) || t.backend == "executorch.cuda"):
-		// executorch-cuda writes its .pte (+ .ptd) only when asked for one:
-		// it needs an external AOTInductor compile step.
+	case ext == t.ext && (hasEmitter(t) || externalCompile(t)):
+		// executorch-cuda and executorch-openvino write their .pte (+ .ptd)
+		// only when asked for one: they need an external compile step.
 		native, dest = dest, ""
 	case ext == t.ext:
 		return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t.cli)
@@ -282,16 +294,12 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 		if err := etcuda.Write(context.Background(), p, native, etcuda.Options{Command: aotiCommand}); err != nil {
 			return err
 		}
+	} else if native != "" && t.backend == "executorch.openvino" {
+		if err := etopenvino.Write(context.Background(), p, native, etopenvino.Options{Command: openvinoCommand}); err != nil {
+			return err
+		}
 	} else if native != "" && t.target == pm.TargetExecuTorch {
-		f, err := etemit.Program(p, etemit.Options{})
-		if err != nil {
-			return err
-		}
-		b, err := pte.Encode(f)
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(native, b); err != nil {
+		if err := writeExecuTorch(p, native, etOpts); err != nil {
 			return err
 		}
 	} else if native != "" {

@@ -20,7 +20,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	inputs := fs.String("inputs", "", "directory holding input_<i>.npy (default: seeded inputs of the declared types, at their upper bounds)")
 	out := fs.String("o", "", "directory to write output_<i>.npy into")
 	var data listFlag
-	fs.Var(&data, "data", "external data files (.ptd) (repeatable)")
+	fs.Var(&data, "data", "external data files (.ptd) (repeatable; default: FILE.ptd beside FILE.pte when it exists)")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -33,6 +33,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := etrun.Options{Method: *method}
+	if len(data) == 0 {
+		if beside := ptdPath(files[0]); fileExists(beside) {
+			data = append(data, beside)
+		}
+	}
 	for _, d := range data {
 		df, err := pte.ReadPTD(d)
 		if err != nil {

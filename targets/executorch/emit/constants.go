@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
 // constantAlignment is the padding of each constant inside the constant
@@ -13,9 +14,12 @@ import (
 const constantAlignment = 16
 
 // constants accumulates the constant segment: tensors deduplicated by the
-// sha256 of their bytes, each padded to 16 except the last.
+// sha256 of their bytes, each padded to 16 except the last. The bytes stay
+// in the weights' sources: the segment is a list of lazy pieces that
+// pte.Write copies one at a time.
 type constants struct {
-	data    []byte
+	pieces  []pte.Piece
+	size    uint64   // the end of the last piece
 	offsets []uint64 // offsets[0] is the reserved "not a constant" slot
 	index   map[[32]byte]uint32
 }
@@ -24,37 +28,96 @@ func newConstants() *constants {
 	return &constants{offsets: []uint64{0}, index: map[[32]byte]uint32{}}
 }
 
-// add returns the data_buffer_idx of b, adding it when new.
-func (c *constants) add(b []byte) uint32 {
-	key := sha256.Sum256(b)
-	if i, ok := c.index[key]; ok {
+// add returns the data_buffer_idx of the bytes of l (whose Digest is set),
+// adding them when new.
+func (c *constants) add(l pte.Lazy) uint32 {
+	if i, ok := c.index[*l.Digest]; ok {
 		return i
 	}
-	if pad := len(c.data) % constantAlignment; pad != 0 {
-		c.data = append(c.data, make([]byte, constantAlignment-pad)...)
+	off := c.size
+	if len(c.pieces) > 0 {
+		off = alignUp(c.size, constantAlignment)
 	}
-	c.offsets = append(c.offsets, uint64(len(c.data)))
-	c.data = append(c.data, b...)
+	c.offsets = append(c.offsets, off)
+	c.pieces = append(c.pieces, pte.Piece{Offset: off, Lazy: l})
+	c.size = off + l.Size
 	i := uint32(len(c.offsets) - 1)
-	c.index[key] = i
+	c.index[*l.Digest] = i
 	return i
 }
 
-// weightBytes reads the contiguous bytes of w.
-func weightBytes(w *ir.Weight) ([]byte, error) {
+// segment is the constant segment (segment 0).
+func (c *constants) segment() pte.Segment {
+	if len(c.pieces) == 0 {
+		return pte.Segment{Data: []byte{}}
+	}
+	return pte.Segment{Size: c.size, Pieces: c.pieces}
+}
+
+func alignUp(x, a uint64) uint64 { return (x + a - 1) / a * a }
+
+// weightLazy checks that w is a contiguous tensor with data and returns
+// its bytes as a pte.Lazy over its source, with their sha256 (read once, as
+// a stream, so that identical constants can share a slot).
+func weightLazy(w *ir.Weight) (pte.Lazy, error) {
+	n, err := weightSize(w)
+	if err != nil {
+		return pte.Lazy{}, err
+	}
+	src, name := w.Source, w.Name
+	open := func() (io.ReadCloser, error) {
+		r, err := src.Open()
+		if err != nil {
+			return nil, fmt.Errorf("weight %q: %w", name, err)
+		}
+		return r, nil
+	}
+	r, err := open()
+	if err != nil {
+		return pte.Lazy{}, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	got, err := io.CopyBuffer(h, io.LimitReader(r, n+1), make([]byte, 64<<10))
+	if err != nil {
+		return pte.Lazy{}, fmt.Errorf("weight %q: %w", name, err)
+	}
+	if got != n {
+		return pte.Lazy{}, fmt.Errorf("weight %q: %d bytes of data, want %d for %s", name, got, n, w.Type)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return pte.Lazy{Name: fmt.Sprintf("weight %q", name), Size: uint64(n), Open: open, Digest: &sum}, nil
+}
+
+// weightSize checks that w can be emitted as it is stored — it has a
+// source, a static shape and contiguous strides — and returns its size in
+// bytes. The emitter never converts weights: dtype casts and contiguous
+// copies are passes (ET-PF04), so every constant is copied verbatim.
+func weightSize(w *ir.Weight) (int64, error) {
 	if w.Source == nil {
-		return nil, fmt.Errorf("weight %q has no data", w.Name)
+		return 0, fmt.Errorf("weight %q has no data", w.Name)
 	}
 	if w.StorageOffset != 0 || !contiguousStrides(w) {
-		return nil, fmt.Errorf("weight %q is not contiguous (strides %v, storage offset %d); run the contiguous-constants pass (ET-PF04)", w.Name, w.Strides, w.StorageOffset)
+		return 0, fmt.Errorf("weight %q is not contiguous (strides %v, storage offset %d); run the contiguous-constants pass (ET-PF04)", w.Name, w.Strides, w.StorageOffset)
 	}
 	shape, ok := w.Type.StaticShape()
 	if !ok {
-		return nil, fmt.Errorf("weight %q has a symbolic shape %s", w.Name, w.Type)
+		return 0, fmt.Errorf("weight %q has a symbolic shape %s", w.Name, w.Type)
 	}
 	n := int64(w.Type.DType.Size())
 	for _, d := range shape {
 		n *= d
+	}
+	return n, nil
+}
+
+// weightBytes reads the contiguous bytes of w (the XNNPACK serializer
+// needs them in memory: it permutes and packs constants).
+func weightBytes(w *ir.Weight) ([]byte, error) {
+	n, err := weightSize(w)
+	if err != nil {
+		return nil, err
 	}
 	r, err := w.Source.Open()
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 
 // Delegates: each higher_order.executorch_call_delegate node (made by the
 // xnnpack-partition pass) becomes a BackendDelegate whose processed data is
-// a segment, and one DelegateCall instruction whose arguments are the
+// a segment (so do the CUDA and OpenVINO delegates, cuda_delegate.go and
+// openvino_delegate.go), and one DelegateCall instruction whose arguments are the
 // runtime inputs then the results (the XNNPACK runtime indexes them by
 // external id). Constants the payload refers to are named data, one segment
 // per distinct sha256 key, after the delegate segments.
@@ -25,6 +26,9 @@ type delegateState struct {
 
 // emitDelegate emits a delegate call node.
 func (m *method) emitDelegate(n *ir.Node) error {
+	if isOpenVINODelegate(n) {
+		return m.emitOpenVINODelegate(n)
+	}
 	if m.dels == nil {
 		m.dels = &delegateState{seen: map[string]bool{}}
 	}
@@ -50,25 +54,36 @@ func (m *method) emitDelegate(n *ir.Node) error {
 		}
 		args = append(args, idx)
 	}
-	di := int32(len(m.plan.Delegates))
-	// Processed.Index is the segment index, fixed in attachDelegates.
-	m.plan.Delegates = append(m.plan.Delegates, &etfb.BackendDelegateT{
-		Id:           xnnpack.BackendID,
-		Processed:    &etfb.BackendDelegateDataReferenceT{Location: etfb.DataLocationSEGMENT, Index: uint32(len(m.dels.payloads))},
-		CompileSpecs: []*etfb.CompileSpecT{},
-	})
-	m.dels.payloads = append(m.dels.payloads, pay.Data)
+	m.addSegmentDelegate(xnnpack.BackendID, []*etfb.CompileSpecT{}, pay.Data, args)
 	for _, nd := range pay.Named {
 		if !m.dels.seen[nd.Key] {
 			m.dels.seen[nd.Key] = true
 			m.dels.named = append(m.dels.named, nd)
 		}
 	}
+	return nil
+}
+
+// addSegmentDelegate appends a BackendDelegate of backend id whose
+// processed bytes become a segment (attachDelegates places it), and the
+// DelegateCall instruction with args.
+func (m *method) addSegmentDelegate(id string, specs []*etfb.CompileSpecT, processed []byte, args []int32) {
+	if m.dels == nil {
+		m.dels = &delegateState{seen: map[string]bool{}}
+	}
+	di := int32(len(m.plan.Delegates))
+	// Processed.Index is the payload's index, made a segment index in
+	// attachDelegates.
+	m.plan.Delegates = append(m.plan.Delegates, &etfb.BackendDelegateT{
+		Id:           id,
+		Processed:    &etfb.BackendDelegateDataReferenceT{Location: etfb.DataLocationSEGMENT, Index: uint32(len(m.dels.payloads))},
+		CompileSpecs: specs,
+	})
+	m.dels.payloads = append(m.dels.payloads, append([]byte{}, processed...))
 	m.chain.Instructions = append(m.chain.Instructions, &etfb.InstructionT{InstrArgs: &etfb.InstructionArgumentsT{
 		Type:  etfb.InstructionArgumentsDelegateCall,
 		Value: &etfb.DelegateCallT{DelegateIndex: di, Args: args},
 	}})
-	return nil
 }
 
 // delegateConstant returns the bytes of a delegate operand that is a
@@ -125,12 +140,14 @@ func (m *method) attachDelegates(prog *etfb.ProgramT, segs []pte.Segment) []pte.
 		add(b)
 	}
 	for _, d := range m.plan.Delegates {
-		if d.Id == xnnpack.BackendID {
+		if d.Processed.Location == etfb.DataLocationSEGMENT {
 			d.Processed.Index += first
 		}
 	}
+	firstNamed := len(segs)
 	for _, nd := range m.dels.named {
 		prog.NamedData = append(prog.NamedData, &etfb.NamedDataT{Key: nd.Key, SegmentIndex: add(nd.Data)})
 	}
+	m.lazyNamedSegments(segs, firstNamed) // raw weights written from their sources (lazy_named.go)
 	return segs
 }

@@ -8,5 +8,8 @@
 // constant segment, constant_segment {0, [0, …]} always present, constant
 // (non-tensor) inputs as literal values in plan.inputs, higher_order.cond
 // inline with JumpFalseCall/MoveCall (control_flow.go), and the export
-// metadata as a constant method (ET-L04).
+// metadata as a constant method (ET-L04). Constants stay in their weights'
+// sources: the constant and mutable-data segments and the .ptd tensors are
+// lazy pieces that pte.Write / pte.WritePTD stream (constants.go,
+// lazy_named.go).
 package emit

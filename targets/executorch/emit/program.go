@@ -20,14 +20,24 @@ type Options struct {
 	// CUDA supplies the compiled payload of each CudaBackend delegate call
 	// (cuda_delegate.go); nil rejects such calls.
 	CUDA func(call *ir.Node) (*CUDAPayload, error)
+	// OpenVINO supplies the compiled payload of each OpenvinoBackend
+	// delegate call (openvino_delegate.go); nil rejects such calls.
+	OpenVINO func(call *ir.Node) (*OpenVINOPayload, error)
+	// ExternalConstants stores constant tensors in the .ptd instead of the
+	// constant segment (exir's external_constants=True; external.go).
+	ExternalConstants bool
+	// ExternalDelegateData moves delegates' named data (XNNPACK weights)
+	// to the .ptd too (exir: a delegate_constant_tag on every constant).
+	ExternalDelegateData bool
 }
 
-// Program emits p, which the executorch pipeline lowered and planned, as a
-// .pte program. Encode the result with pte.Encode. Errors name the node or
-// input they concern.
-func Program(p *ir.Program, opts Options) (*pte.File, error) {
+// ProgramWithData emits p like Program and returns the entries of its
+// .ptd data file (none unless Options ask for external data; stream them
+// with pte.WritePTD and PTDOptions). Constant bytes are lazy: the returned
+// segments and entries read the weights' sources when written.
+func ProgramWithData(p *ir.Program, opts Options) (*pte.File, []pte.NamedTensor, error) {
 	if p == nil || p.Main == nil {
-		return nil, fmt.Errorf("emit: no program")
+		return nil, nil, fmt.Errorf("emit: no program")
 	}
 	name := opts.MethodName
 	if name == "" {
@@ -35,49 +45,59 @@ func Program(p *ir.Program, opts Options) (*pte.File, error) {
 	}
 	rec, err := plan.Read(p)
 	if err != nil {
-		return nil, fmt.Errorf("emit: %w", err)
+		return nil, nil, fmt.Errorf("emit: %w", err)
 	}
 	consts := newConstants()
 	muts := newMutableData()
 	m := &method{p: p, opts: opts, rec: rec, consts: consts, muts: muts, index: map[*ir.Value]int32{}, ops: map[string]int32{}}
+	if opts.ExternalConstants {
+		m.ext = newExternalConstants()
+	}
 	if err := m.emit(); err != nil {
-		return nil, fmt.Errorf("emit %s: %w", name, err)
+		return nil, nil, fmt.Errorf("emit %s: %w", name, err)
 	}
 	m.plan.Name = name
 	plans := []*etfb.ExecutionPlanT{&m.plan}
 	if !opts.NoMetadataMethod {
 		md, err := exportMetadata(p)
 		if err != nil {
-			return nil, fmt.Errorf("emit: export metadata: %w", err)
+			return nil, nil, fmt.Errorf("emit: export metadata: %w", err)
 		}
 		plans = append(plans, constantMethod(MetadataMethod, evString(md)))
 	}
 	prog := &etfb.ProgramT{
 		ExecutionPlan:       plans,
 		ConstantBuffer:      []*etfb.BufferT{},
-		BackendDelegateData: append([]*etfb.BackendDelegateInlineDataT{}, m.inline...),
-		Segments:            []*etfb.DataSegmentT{{Offset: 0, Size: uint64(len(consts.data))}},
+		BackendDelegateData: []*etfb.BackendDelegateInlineDataT{}, // every delegate payload is a segment (delegate.go)
+		Segments:            []*etfb.DataSegmentT{{Offset: 0, Size: consts.size}},
 		ConstantSegment:     &etfb.SubsegmentOffsetsT{SegmentIndex: 0, Offsets: consts.offsets},
 		MutableDataSegments: []*etfb.SubsegmentOffsetsT{},
 		NamedData:           []*etfb.NamedDataT{},
 	}
-	data := consts.data
-	if data == nil {
-		data = []byte{}
-	}
-	segs := []pte.Segment{{Offset: 0, Size: uint64(len(data)), Data: data}}
+	segs := []pte.Segment{consts.segment()} // lazy pieces (constants.go)
 	if !muts.empty() {
 		// Segment 1: the initial state of the mutable buffers.
-		prog.Segments = append(prog.Segments, &etfb.DataSegmentT{Offset: 0, Size: uint64(len(muts.data))})
+		prog.Segments = append(prog.Segments, &etfb.DataSegmentT{Offset: 0, Size: muts.size})
 		prog.MutableDataSegments = []*etfb.SubsegmentOffsetsT{{SegmentIndex: 1, Offsets: muts.offsets}}
-		segs = append(segs, pte.Segment{Size: uint64(len(muts.data)), Data: muts.data})
+		segs = append(segs, muts.segment())
 	}
 	segs = m.attachDelegates(prog, segs)
+	var ptd []pte.NamedTensor
+	if m.ext != nil {
+		ptd = m.ext.entries
+	}
+	if opts.ExternalDelegateData {
+		var named []pte.NamedTensor
+		if segs, named, err = externalizeNamedData(prog, segs); err != nil {
+			return nil, nil, fmt.Errorf("emit: external delegate data: %w", err)
+		}
+		ptd = append(ptd, named...)
+	}
 	return &pte.File{
 		Name:     "emitted program",
 		Program:  prog,
 		Segments: segs,
-	}, nil
+	}, ptd, nil
 }
 
 // constantMethod is a method with one value that it returns: no inputs, one
@@ -103,8 +123,8 @@ type method struct {
 	rec    *plan.Recorded
 	consts *constants
 	muts   *mutableData
-	dels   *delegateState                     // delegate payloads and named data (delegate.go)
-	inline []*etfb.BackendDelegateInlineDataT // inline processed data (cuda_delegate.go)
+	ext    *externalConstants // nil unless Options.ExternalConstants (external.go)
+	dels   *delegateState     // delegate payloads and named data (delegate.go)
 	plan   etfb.ExecutionPlanT
 	chain  etfb.ChainT
 	index  map[*ir.Value]int32 // IR value → EValue index
@@ -178,7 +198,7 @@ func (m *method) emitInputs() error {
 			if w == nil {
 				return fmt.Errorf("%s: no weight %q", where, spec.Target)
 			}
-			b, err := weightBytes(w)
+			b, err := weightLazy(w)
 			if err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
@@ -186,7 +206,13 @@ func (m *method) emitInputs() error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
-			tv.DataBufferIdx = m.consts.add(b)
+			if m.ext != nil && !isLifted(v, spec) {
+				if err := m.ext.add(tv, spec.Target, b); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+			} else {
+				tv.DataBufferIdx = m.consts.add(b)
+			}
 			m.index[v] = m.add(evTensor(tv))
 		case ir.UserInput:
 			_, m1 := mutated[spec.Target]
@@ -244,7 +270,7 @@ func (m *method) emitMutableBuffer(v *ir.Value, target string) error {
 	if w == nil {
 		return fmt.Errorf("no weight %q", target)
 	}
-	b, err := weightBytes(w)
+	b, err := weightLazy(w)
 	if err != nil {
 		return err
 	}

@@ -7,4 +7,8 @@
 //
 // Summary prints a deterministic, human-readable description of a decoded
 // file (`fxport inspect`).
+//
+// Encode and EncodePTDWith write files in memory; Write and WritePTD stream
+// the same bytes, taking segment and entry bytes from lazy sources (Piece,
+// Lazy) one at a time, so that weights are never all held in memory.
 package pte

@@ -22,6 +22,11 @@ type Segment struct {
 	Offset uint64 // relative to the segment base offset
 	Size   uint64
 	Data   []byte // the segment's bytes (aliases the file)
+	// Pieces, when set instead of Data (writing only), produce the
+	// segment's bytes on demand, each at its Offset inside the segment; the
+	// gaps between them and after the last are zero up to Size (0: the end
+	// of the last piece). See Write (lazy.go).
+	Pieces []Piece
 }
 
 // Method is an execution plan with its delegate payloads resolved.

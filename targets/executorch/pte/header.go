@@ -25,6 +25,12 @@ const (
 
 // parseExtendedHeader returns the eh00 header of data, nil when absent.
 func parseExtendedHeader(data []byte) (*ExtendedHeader, error) {
+	return parseExtendedHeaderSized(data, uint64(len(data)))
+}
+
+// parseExtendedHeaderSized parses the eh00 header at the start of data, a
+// prefix (at least the header) of a file of size bytes.
+func parseExtendedHeaderSized(data []byte, size uint64) (*ExtendedHeader, error) {
 	if len(data) < 16 || string(data[8:12]) != extHeaderMagic {
 		return nil, nil
 	}
@@ -33,14 +39,13 @@ func parseExtendedHeader(data []byte) (*ExtendedHeader, error) {
 		return nil, fmt.Errorf("eh00 header: length %d is under 24", h.Length)
 	}
 	if uint64(len(data)) < 8+uint64(h.Length) {
-		return nil, fmt.Errorf("eh00 header: length %d runs past the %d-byte file", h.Length, len(data))
+		return nil, fmt.Errorf("eh00 header: length %d runs past the %d-byte file", h.Length, size)
 	}
 	h.ProgramSize = binary.LittleEndian.Uint64(data[16:])
 	h.SegmentBaseOffset = binary.LittleEndian.Uint64(data[24:])
 	if h.Length >= 32 {
 		h.SegmentDataSize = binary.LittleEndian.Uint64(data[32:])
 	}
-	size := uint64(len(data))
 	switch {
 	case h.ProgramSize < 8+uint64(h.Length) || h.ProgramSize > size:
 		return nil, fmt.Errorf("eh00 header: program_size %d is outside [%d, %d]", h.ProgramSize, 8+h.Length, size)
@@ -99,6 +104,12 @@ type FlatTensorHeader struct {
 }
 
 func parseFlatTensorHeader(data []byte) (*FlatTensorHeader, error) {
+	return parseFlatTensorHeaderSized(data, uint64(len(data)))
+}
+
+// parseFlatTensorHeaderSized parses the FH01 header at the start of data, a
+// prefix (at least the header) of a file of size bytes.
+func parseFlatTensorHeaderSized(data []byte, size uint64) (*FlatTensorHeader, error) {
 	if len(data) < 16 || string(data[8:12]) != ptdHeaderMagic {
 		return nil, nil
 	}
@@ -112,7 +123,6 @@ func parseFlatTensorHeader(data []byte) (*FlatTensorHeader, error) {
 		SegmentBaseOffset: binary.LittleEndian.Uint64(data[32:]),
 		SegmentDataSize:   binary.LittleEndian.Uint64(data[40:]),
 	}
-	size := uint64(len(data))
 	switch {
 	case h.Length < 40:
 		return nil, fmt.Errorf("FH01 header: length %d is under 40", h.Length)

@@ -29,6 +29,12 @@ type NamedTensor struct {
 	DimOrder   []byte
 	HasLayout  bool
 	Data       []byte
+	// Alignment is the entry's own alignment when encoding (0: none beyond
+	// the file's segment alignment); DecodePTD leaves it 0.
+	Alignment uint64
+	// Lazy, when set instead of Data (writing only), produces the entry's
+	// bytes on demand (WritePTD streams them; EncodePTDWith reads them).
+	Lazy *Lazy
 }
 
 // ReadPTD reads and decodes the .ptd file at path.

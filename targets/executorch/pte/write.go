@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"io"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
@@ -26,29 +25,21 @@ const (
 	inlineAlignment = 16
 )
 
-// Write encodes f (see Encode) and writes the bytes to w.
-func Write(w io.Writer, f *File) error {
-	b, err := Encode(f)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// Encode serializes f.Program and the bytes of f.Segments into a .pte.
+// Encode serializes f.Program and the bytes of f.Segments into a .pte held
+// in memory; Write streams the same bytes.
 //
-// f.Segments is authoritative for the segment table: its entries' Data are
-// laid out in order, each at the next multiple of SegmentAlignment relative
-// to the segment base offset (an empty segment takes the current aligned
-// position without advancing it), and Program.segments is rewritten from
-// that layout (f.Program itself is not modified). When any segment holds
-// data, a 32-byte eh00 header is inserted at offset 8 with program_size,
-// segment_base_offset = align_up(program_size, 128) and segment_data_size =
-// the end of the last segment; without segment data no header is written,
-// as exir does. Inline Buffer.storage and BackendDelegateInlineData.data
-// vectors are aligned to 16 (their force_align). File.Name, Size, Header,
-// ProgramSize, Methods and Bundled are ignored.
+// f.Segments is authoritative for the segment table: its entries' bytes
+// (Data, or Pieces read now) are laid out in order, each at the next
+// multiple of SegmentAlignment relative to the segment base offset (an
+// empty segment takes the current aligned position without advancing it),
+// and Program.segments is rewritten from that layout (f.Program itself is
+// not modified). When any segment holds data, a 32-byte eh00 header is
+// inserted at offset 8 with program_size, segment_base_offset =
+// align_up(program_size, 128) and segment_data_size = the end of the last
+// segment; without segment data no header is written, as exir does. Inline
+// Buffer.storage and BackendDelegateInlineData.data vectors are aligned to
+// 16 (their force_align). File.Name, Size, Header, ProgramSize, Methods and
+// Bundled are ignored.
 //
 // The bytes are deterministic for a given File, and Encode decodes them
 // again with Decode before returning, so a File the reader would reject is
@@ -61,61 +52,106 @@ func Encode(f *File) ([]byte, error) {
 	if name == "" {
 		name = "<encoded program>"
 	}
+	segs := make([]Segment, len(f.Segments))
+	for i, s := range f.Segments {
+		b, err := materialize(i, s)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", name, err)
+		}
+		segs[i] = Segment{Offset: s.Offset, Size: s.Size, Data: b}
+		if s.Pieces != nil {
+			segs[i].Size = uint64(len(b))
+		}
+	}
+	lf := *f
+	lf.Segments = segs
+	l, err := layout(&lf, name)
+	if err != nil {
+		return nil, err
+	}
+	out := l.head
+	if l.dataSize > 0 {
+		var buf bytes.Buffer
+		buf.Grow(int(l.base + l.dataSize))
+		buf.Write(l.head)
+		for i, s := range segs {
+			if len(s.Data) == 0 {
+				continue
+			}
+			at := l.base + l.table[i].Offset
+			buf.Write(make([]byte, at-uint64(buf.Len())))
+			buf.Write(s.Data)
+		}
+		out = buf.Bytes()
+	}
+	if _, err := Decode(name, out); err != nil {
+		return nil, fmt.Errorf("encode: written program does not read back: %w", err)
+	}
+	return out, nil
+}
+
+// fileLayout is a .pte laid out but not yet written: the bytes before the
+// segment data and where each segment goes.
+type fileLayout struct {
+	// head is the program flatbuffer with the eh00 header and the zero
+	// padding up to the segment base (just the flatbuffer when no segment
+	// holds data).
+	head     []byte
+	base     uint64               // segment base offset (0 without segment data)
+	table    []*etfb.DataSegmentT // Program.segments as written
+	lens     []uint64             // each segment's length
+	dataSize uint64               // segment_data_size: the end of the last segment
+	prog     *etfb.ProgramT       // the program with its segment table
+}
+
+// layout places f's segments and builds the program flatbuffer and header.
+func layout(f *File, name string) (*fileLayout, error) {
 	prog := *f.Program // shallow copy: only the segment table is replaced
 	if f.Program.Segments != nil || len(f.Segments) > 0 {
 		prog.Segments = make([]*etfb.DataSegmentT, len(f.Segments))
 	}
+	l := &fileLayout{table: prog.Segments, lens: make([]uint64, len(f.Segments)), prog: &prog}
 	var cursor uint64
 	for i, s := range f.Segments {
-		if s.Size != 0 && s.Size != uint64(len(s.Data)) {
-			return nil, fmt.Errorf("encode %s: segment %d: size %d but %d bytes of data", name, i, s.Size, len(s.Data))
+		n, err := segmentLen(i, s)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", name, err)
 		}
 		off := alignUp(cursor, SegmentAlignment)
-		prog.Segments[i] = &etfb.DataSegmentT{Offset: off, Size: uint64(len(s.Data))}
-		if len(s.Data) > 0 {
-			cursor = off + uint64(len(s.Data))
+		prog.Segments[i] = &etfb.DataSegmentT{Offset: off, Size: n}
+		l.lens[i] = n
+		if n > 0 {
+			cursor = off + n
 		}
 	}
 	fb, err := packProgram(&prog)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", name, err)
 	}
-	var out []byte
+	l.dataSize = cursor
 	if cursor == 0 {
-		out = fb
-	} else {
-		programSize := uint64(len(fb)) + extHeaderPadded
-		base := alignUp(programSize, SegmentAlignment)
-		var buf bytes.Buffer
-		buf.Grow(int(base + cursor))
-		buf.Write(fb[:8])
-		var h [extHeaderPadded]byte
-		copy(h[0:4], extHeaderMagic)
-		binary.LittleEndian.PutUint32(h[4:], ExtendedHeaderLength)
-		binary.LittleEndian.PutUint64(h[8:], programSize)
-		binary.LittleEndian.PutUint64(h[16:], base)
-		binary.LittleEndian.PutUint64(h[24:], cursor)
-		buf.Write(h[:])
-		buf.Write(fb[8:])
-		buf.Write(make([]byte, base-programSize))
-		for i, s := range f.Segments {
-			if len(s.Data) == 0 {
-				continue
-			}
-			at := base + prog.Segments[i].Offset
-			buf.Write(make([]byte, at-uint64(buf.Len())))
-			buf.Write(s.Data)
-		}
-		out = buf.Bytes()
-		// Bump the root table offset past the inserted header; every other
-		// flatbuffer offset is relative and unchanged.
-		root := binary.LittleEndian.Uint32(out[0:4])
-		binary.LittleEndian.PutUint32(out[0:4], root+extHeaderPadded)
+		l.head = fb
+		return l, nil
 	}
-	if _, err := Decode(name, out); err != nil {
-		return nil, fmt.Errorf("encode: written program does not read back: %w", err)
-	}
-	return out, nil
+	programSize := uint64(len(fb)) + extHeaderPadded
+	l.base = alignUp(programSize, SegmentAlignment)
+	head := make([]byte, 0, l.base)
+	head = append(head, fb[:8]...)
+	var h [extHeaderPadded]byte
+	copy(h[0:4], extHeaderMagic)
+	binary.LittleEndian.PutUint32(h[4:], ExtendedHeaderLength)
+	binary.LittleEndian.PutUint64(h[8:], programSize)
+	binary.LittleEndian.PutUint64(h[16:], l.base)
+	binary.LittleEndian.PutUint64(h[24:], cursor)
+	head = append(head, h[:]...)
+	head = append(head, fb[8:]...)
+	head = append(head, make([]byte, l.base-programSize)...)
+	// Bump the root table offset past the inserted header; every other
+	// flatbuffer offset is relative and unchanged.
+	root := binary.LittleEndian.Uint32(head[0:4])
+	binary.LittleEndian.PutUint32(head[0:4], root+extHeaderPadded)
+	l.head = head
+	return l, nil
 }
 
 func alignUp(x, a uint64) uint64 { return (x + a - 1) / a * a }

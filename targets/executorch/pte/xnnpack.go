@@ -95,7 +95,10 @@ func (f *File) checkXNN(x *XNNPayload) error {
 		if c.NamedKey != "" {
 			size, ok := named[c.NamedKey]
 			if !ok {
-				return fmt.Errorf("XNNPACK graph: constant_data[%d]: named key %q is not in Program.named_data", i, c.NamedKey)
+				// Not in the program: the runtime looks it up in the
+				// external data map (.ptd) at load, where a missing key
+				// is an error (run.Load reports it).
+				continue
 			}
 			if c.Size > size {
 				return fmt.Errorf("XNNPACK graph: constant_data[%d]: %d bytes but named data %q holds %d", i, c.Size, c.NamedKey, size)

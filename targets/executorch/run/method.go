@@ -30,6 +30,7 @@ type Method struct {
 	name   string
 	plan   *etfb.ExecutionPlanT
 	dels   []pte.Delegate
+	data   []*pte.DataFile // Options.Data: EXTERNAL constants and external named data
 	arenas [][]byte
 	alias  bool  // Options.AliasingMoves
 	vals   []any // *slot, int64, float64, bool, string, nil, or a list (lists.go)
@@ -64,7 +65,7 @@ func Load(f *pte.File, opts Options) (*Method, error) {
 	if mi < 0 {
 		return nil, fmt.Errorf("%s: no method %q (methods: %v)", f.Name, name, names)
 	}
-	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates, alias: opts.AliasingMoves}
+	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates, data: opts.Data, alias: opts.AliasingMoves}
 	if err := m.allocArenas(opts); err != nil {
 		return nil, fmt.Errorf("%s: method %s: %w", f.Name, name, err)
 	}
@@ -157,7 +158,7 @@ func (m *Method) loadTensor(i int, t *etfb.TensorT, opts Options) (*slot, error)
 	external := t.ExtraTensorInfo != nil && t.ExtraTensorInfo.Location == etfb.TensorDataLocationEXTERNAL
 	switch {
 	case external:
-		data, err := externalData(t.ExtraTensorInfo.FullyQualifiedName, opts.Data)
+		data, err := externalTensor(t, opts.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -247,17 +248,6 @@ func (m *Method) mutableData(t *etfb.TensorT) ([]byte, error) {
 		return nil, fmt.Errorf("mutable buffer at offset %d past its segment", off)
 	}
 	return seg[off:], nil
-}
-
-func externalData(fqn string, files []*pte.DataFile) ([]byte, error) {
-	for _, d := range files {
-		for _, t := range d.Tensors {
-			if t.Key == fqn {
-				return t.Data, nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("external constant %q: not in any data file (pass the .ptd)", fqn)
 }
 
 // Input describes one method input.
