@@ -25,11 +25,19 @@ constraints: alpha 1 for add/sub, softmax over the last dim, static weights
 for addmm/mm/convolution, 2-D convolution, avg_pool2d without ceil_mode,
 mean over dims [2, 3] with keepdim, view_copy with at most one dynamic dim,
 squeeze/unsqueeze with any number (ET-P16), prelu on rank-4 inputs only
-(ET-P38), cat of 2 to 5 inputs, …) is grouped greedily, in graph order,
+(ET-P38), cat of any arity (chained Concatenate nodes),
+max_pool2d_with_indices with used indices when stride = kernel (argmax
+pooling; the window indices are turned into torch's flat indices by
+portable ops after the call), and the PT2E quantized patterns: static
+qint8 linear/conv/add/sub/mul, dynamically quantized linear with
+per-channel int8 or blockwise 4-bit weights, …) is grouped greedily, in graph order,
 into maximal convex partitions: a node joins its producers' partitions
 unless that creates a path leaving the partition and re-entering it
-through an undelegated node. Partitions of shape ops alone are left to
-portable kernels. Each partition becomes one
+through an undelegated node. A node stays in its partition only if what
+its serialization needs (a quantized pattern's quantize/dequantize nodes, a
+linear's weight transpose) is in the same partition or is a constant;
+otherwise it is dropped with that reason and the grouping is redone.
+Partitions of shape ops alone are left to portable kernels. Each partition becomes one
 
   %out… = higher_order.executorch_call_delegate(^lowered_module_N, "XnnpackBackend", %in…)
 

@@ -1,8 +1,10 @@
 package cuda
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,15 +69,20 @@ func Write(ctx context.Context, p *ir.Program, ptePath string, o Options) error 
 	if err != nil {
 		return err
 	}
-	pteBytes, err := pte.Encode(f)
-	if err != nil {
-		return fmt.Errorf("cuda: encoding %s: %w", ptePath, err)
-	}
-	ptdBytes, err := pte.EncodePTD(data)
-	if err != nil {
-		return fmt.Errorf("cuda: encoding the .ptd: %w", err)
-	}
-	return writePair(ptePath, pteBytes, PTDPath(ptePath), ptdBytes)
+	// Both files stream into temporary files (lazy segments are copied
+	// from their sources); the compiled library and weights blob are the
+	// compiler's output, already in memory (Compiled).
+	return writePair(ptePath, func(w io.Writer) error {
+		if err := pte.Write(w, f); err != nil {
+			return fmt.Errorf("cuda: encoding %s: %w", ptePath, err)
+		}
+		return nil
+	}, PTDPath(ptePath), func(w io.Writer) error {
+		if err := pte.WritePTD(w, data, pte.PTDOptions{}); err != nil {
+			return fmt.Errorf("cuda: encoding the .ptd: %w", err)
+		}
+		return nil
+	})
 }
 
 // PTDPath is the .ptd written beside a .pte.
@@ -83,12 +90,15 @@ func PTDPath(ptePath string) string {
 	return strings.TrimSuffix(ptePath, filepath.Ext(ptePath)) + ".ptd"
 }
 
-func writePair(a string, ab []byte, b string, bb []byte) error {
-	ta, err := writeTemp(a, ab)
+// writePair writes a with wa and b with wb, each to a temporary file
+// beside it, and renames both into place only when both succeeded (the
+// .ptd first, so a .pte never appears without its data).
+func writePair(a string, wa func(io.Writer) error, b string, wb func(io.Writer) error) error {
+	ta, err := writeTemp(a, wa)
 	if err != nil {
 		return err
 	}
-	tb, err := writeTemp(b, bb)
+	tb, err := writeTemp(b, wb)
 	if err != nil {
 		os.Remove(ta)
 		return err
@@ -105,12 +115,20 @@ func writePair(a string, ab []byte, b string, bb []byte) error {
 	return nil
 }
 
-func writeTemp(path string, data []byte) (string, error) {
+// writeTemp streams write's output to a temporary file beside path and
+// returns its name; the file is removed when anything fails.
+func writeTemp(path string, write func(io.Writer) error) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := write(bw); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err // names the file
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return "", fmt.Errorf("writing %s: %w", path, err)

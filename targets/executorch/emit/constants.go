@@ -112,28 +112,6 @@ func weightSize(w *ir.Weight) (int64, error) {
 	return n, nil
 }
 
-// weightBytes reads the contiguous bytes of w (the XNNPACK serializer
-// needs them in memory: it permutes and packs constants).
-func weightBytes(w *ir.Weight) ([]byte, error) {
-	n, err := weightSize(w)
-	if err != nil {
-		return nil, err
-	}
-	r, err := w.Source.Open()
-	if err != nil {
-		return nil, fmt.Errorf("weight %q: %w", w.Name, err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, n+1))
-	if err != nil {
-		return nil, fmt.Errorf("weight %q: %w", w.Name, err)
-	}
-	if int64(len(b)) != n {
-		return nil, fmt.Errorf("weight %q: %d bytes of data, want %d for %s", w.Name, len(b), n, w.Type)
-	}
-	return b, nil
-}
-
 func contiguousStrides(w *ir.Weight) bool {
 	if w.Strides == nil {
 		return true

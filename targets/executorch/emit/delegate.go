@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/fxport/fxport/ir"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
@@ -15,7 +16,8 @@ import (
 // openvino_delegate.go), and one DelegateCall instruction whose arguments are the
 // runtime inputs then the results (the XNNPACK runtime indexes them by
 // external id). Constants the payload refers to are named data, one segment
-// per distinct sha256 key, after the delegate segments.
+// per distinct sha256 key, after the delegate segments; their bytes are
+// lazy (lazy_named.go).
 
 // delegateState collects the delegates of a method.
 type delegateState struct {
@@ -86,19 +88,31 @@ func (m *method) addSegmentDelegate(id string, specs []*etfb.CompileSpecT, proce
 	}})
 }
 
-// delegateConstant returns the bytes of a delegate operand that is a
-// constant placeholder of the main graph.
-func (m *method) delegateConstant(v *ir.Value) ([]byte, bool, error) {
+// delegateConstant returns a delegate operand that is a constant
+// placeholder of the main graph as lazy bytes over its weight's source,
+// unread: the serializer hashes what it stores (the weight as it is, or
+// the weight transformed).
+func (m *method) delegateConstant(v *ir.Value) (pte.Lazy, bool, error) {
 	spec, ok := m.constantSpec(v)
 	if !ok {
-		return nil, false, nil
+		return pte.Lazy{}, false, nil
 	}
 	w := m.p.Weight(spec.Target)
 	if w == nil {
-		return nil, false, fmt.Errorf("no weight %q", spec.Target)
+		return pte.Lazy{}, false, fmt.Errorf("no weight %q", spec.Target)
 	}
-	b, err := weightBytes(w)
-	return b, err == nil, err
+	n, err := weightSize(w)
+	if err != nil {
+		return pte.Lazy{}, false, err
+	}
+	src, name := w.Source, w.Name
+	return pte.Lazy{Name: fmt.Sprintf("weight %q", name), Size: uint64(n), Open: func() (io.ReadCloser, error) {
+		r, err := src.Open()
+		if err != nil {
+			return nil, fmt.Errorf("weight %q: %w", name, err)
+		}
+		return r, nil
+	}}, true, nil
 }
 
 // constantSpec is the signature entry of v when v is a constant placeholder.
@@ -144,10 +158,10 @@ func (m *method) attachDelegates(prog *etfb.ProgramT, segs []pte.Segment) []pte.
 			d.Processed.Index += first
 		}
 	}
-	firstNamed := len(segs)
 	for _, nd := range m.dels.named {
-		prog.NamedData = append(prog.NamedData, &etfb.NamedDataT{Key: nd.Key, SegmentIndex: add(nd.Data)})
+		prog.NamedData = append(prog.NamedData, &etfb.NamedDataT{Key: nd.Key, SegmentIndex: uint32(len(segs))})
+		prog.Segments = append(prog.Segments, &etfb.DataSegmentT{Size: nd.Data.Size})
+		segs = append(segs, namedSegment(nd))
 	}
-	m.lazyNamedSegments(segs, firstNamed) // raw weights written from their sources (lazy_named.go)
 	return segs
 }

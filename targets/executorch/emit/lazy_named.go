@@ -1,76 +1,24 @@
 package emit
 
 import (
-	"encoding/hex"
-
-	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/targets/executorch/pte"
 	"github.com/fxport/fxport/targets/executorch/xnnpack"
 )
 
-// Delegates' named data and streaming. The XNNPACK serializer works on the
-// bytes of the constants it is given (it permutes filters to OHWI, packs
-// quantized weights and names every constant by the sha256 of the bytes it
-// stores), so delegated weights are read into memory while their partition
-// is serialized. Afterwards, a named-data entry whose key is the sha256 of
-// a delegated weight as stored — the weight is used raw — is written from
-// the weight's source instead of the serializer's copy, so raw delegated
-// weights are not held until the file is written. Transformed constants
-// (permuted filters, quantized packing, anything whose bytes differ from
-// its weight's) stay in memory, one buffer per distinct constant, until the
-// program is written.
+// Delegates' named data and streaming. The XNNPACK serializer holds no
+// constant's bytes: each xnnpack.Named it returns carries a lazy recipe
+// (the weight's source for a raw constant; for a transformed one — a
+// filter permuted to OHWI, a transposed linear weight, packed or quantized
+// bytes — the transform recomputed from the source) with the sha256 that
+// is its key, checked as the bytes are written. Each distinct key becomes
+// one segment made of that single lazy piece, so pte.Write copies the
+// constants one at a time and a .ptd entry (external.go) takes the piece
+// as it is.
 
-// rawDelegateWeights returns the lazy bytes of every constant placeholder
-// of the main graph that a delegate call uses, keyed like named data (the
-// lowercase hex sha256), for the sizes in want only (weights of other sizes
-// cannot match a named entry and are not read).
-func (m *method) rawDelegateWeights(want map[uint64]bool) map[string]pte.Lazy {
-	out := map[string]pte.Lazy{}
-	for _, v := range m.p.Main.Inputs {
-		spec, ok := m.constantSpec(v)
-		if !ok || !usedByDelegate(v) {
-			continue
-		}
-		w := m.p.Weight(spec.Target)
-		if w == nil {
-			continue
-		}
-		if n, err := weightSize(w); err != nil || !want[uint64(n)] {
-			continue
-		}
-		l, err := weightLazy(w)
-		if err != nil {
-			continue // the serializer's copy is used
-		}
-		out[hex.EncodeToString(l.Digest[:])] = l
-	}
-	return out
-}
-
-// usedByDelegate reports a value some delegate call takes as an operand.
-func usedByDelegate(v *ir.Value) bool {
-	for _, u := range v.Uses() {
-		if !u.IsReturn() && u.Op == xnnpack.OpCallDelegate {
-			return true
-		}
-	}
-	return false
-}
-
-// lazyNamedSegments replaces the in-memory segments of named data that
-// are raw delegated weights (segs[first:], in the order of m.dels.named)
-// with one lazy piece over the weight's source.
-func (m *method) lazyNamedSegments(segs []pte.Segment, first int) {
-	want := map[uint64]bool{}
-	for _, nd := range m.dels.named {
-		want[uint64(len(nd.Data))] = true
-	}
-	raw := m.rawDelegateWeights(want)
-	for i, nd := range m.dels.named {
-		if l, ok := raw[nd.Key]; ok && l.Size == uint64(len(nd.Data)) {
-			segs[first+i] = pte.Segment{Size: l.Size, Pieces: []pte.Piece{{Lazy: l}}}
-		}
-	}
+// namedSegment is the segment of a delegate's named constant: one lazy
+// piece over the whole of it.
+func namedSegment(nd xnnpack.Named) pte.Segment {
+	return pte.Segment{Size: nd.Data.Size, Pieces: []pte.Piece{{Lazy: nd.Data}}}
 }
 
 // namedDataEntry is the .ptd entry of named data key held in segment s,

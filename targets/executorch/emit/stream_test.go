@@ -209,15 +209,112 @@ func TestMutableSegmentIsLazy(t *testing.T) {
 	checkStreamed(t, f, nil)
 }
 
-// XNNPACK named data: a constant the delegate stores raw (the conv's bias)
-// is written from its weight's source; the OHWI-permuted filter is the
-// serializer's transformed copy, held in memory. Both stream identically.
-func TestDelegateRawNamedDataIsLazy(t *testing.T) {
-	src, err := os.ReadFile("../xnnpack/testdata/conv_relu.fxir")
+// XNNPACK named data holds no bytes: the raw bias is a piece over its
+// weight's source, the OHWI-permuted filter a recipe that permutes the
+// source again when written, each with the sha256 that is its key. The
+// serializer reads each weight once, as it stores it: the bias for its
+// digest, the filter for the permutation it hashes and drops. Both stream
+// exactly as Encode writes them.
+func TestDelegateNamedDataIsLazy(t *testing.T) {
+	p := lowerXNNPACK(t, "../xnnpack/testdata/conv_relu.fxir")
+	srcs := map[string]*flipSource{}
+	for _, w := range p.Weights {
+		s := &flipSource{data: readSource(t, w)}
+		w.Source = s
+		srcs[w.Name] = s
+	}
+	f, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ir.Parse(src, "conv_relu.fxir")
+	if len(f.Program.NamedData) != 2 {
+		t.Fatalf("%d named data entries, want the filter and the bias", len(f.Program.NamedData))
+	}
+	for _, nd := range f.Program.NamedData {
+		s := f.Segments[nd.SegmentIndex]
+		if s.Data != nil || len(s.Pieces) != 1 || s.Pieces[0].Digest == nil {
+			t.Fatalf("named data %s: segment holds %d bytes and %d pieces, want one lazy piece with its digest", nd.Key, len(s.Data), len(s.Pieces))
+		}
+		if got := fmt.Sprintf("%x", *s.Pieces[0].Digest); got != nd.Key {
+			t.Errorf("named data %s: piece digest %s", nd.Key, got)
+		}
+	}
+	for name, want := range map[string]int32{"conv.weight": 1, "conv.bias": 1} {
+		if n := srcs[name].opens.Load(); n != want {
+			t.Errorf("weight %q opened %d times during emission, want %d", name, n, want)
+		}
+	}
+	checkStreamed(t, f, nil)
+}
+
+// A delegated weight whose bytes change after serialization (same size)
+// fails the write, naming the weight, whether it is stored raw or permuted:
+// its key would no longer be the sha256 of what is written.
+func TestDelegateNamedDataRejectsChangedSource(t *testing.T) {
+	for _, name := range []string{"conv.weight", "conv.bias"} {
+		p := lowerXNNPACK(t, "../xnnpack/testdata/conv_relu.fxir")
+		var src *flipSource
+		for _, w := range p.Weights {
+			s := &flipSource{data: readSource(t, w)}
+			w.Source = s
+			if w.Name == name {
+				src = s
+			}
+		}
+		f, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.flip.Store(true)
+		err = pte.Write(io.Discard, f)
+		if err == nil || !strings.Contains(err.Error(), `"`+name+`"`) || !strings.Contains(err.Error(), "sha256") {
+			t.Errorf("%s changed: err = %v, want a digest mismatch naming it", name, err)
+		}
+	}
+}
+
+// flipSource serves bytes, counting opens; once flip is set it serves them
+// with the first byte changed (a source rewritten in place).
+type flipSource struct {
+	data  []byte
+	opens atomic.Int32
+	flip  atomic.Bool
+}
+
+func (s *flipSource) Open() (io.ReadCloser, error) {
+	s.opens.Add(1)
+	b := s.data
+	if s.flip.Load() {
+		b = append([]byte{b[0] ^ 1}, b[1:]...)
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+func (s *flipSource) Size() int64    { return int64(len(s.data)) }
+func (s *flipSource) String() string { return "flip" }
+
+// readSource reads w's bytes.
+func readSource(t *testing.T, w *ir.Weight) []byte {
+	t.Helper()
+	r, err := w.Source.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// lowerXNNPACK parses an .fxir file and runs the executorch.xnnpack pipeline.
+func lowerXNNPACK(t *testing.T, path string) *ir.Program {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ir.Parse(src, filepath.Base(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,20 +325,5 @@ func TestDelegateRawNamedDataIsLazy(t *testing.T) {
 	if _, err := pm.Run(p, pl, nil, pm.Config{}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lazy, held := 0, 0
-	for _, nd := range f.Program.NamedData {
-		if s := f.Segments[nd.SegmentIndex]; s.Pieces != nil {
-			lazy++
-		} else {
-			held++
-		}
-	}
-	if lazy != 1 || held != 1 {
-		t.Errorf("named data: %d lazy, %d held; want the raw bias lazy and the permuted filter held", lazy, held)
-	}
-	checkStreamed(t, f, nil)
+	return p
 }

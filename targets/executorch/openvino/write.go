@@ -1,8 +1,10 @@
 package openvino
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -55,22 +57,30 @@ func Write(ctx context.Context, p *ir.Program, ptePath string, o Options) error 
 	if err != nil {
 		return err
 	}
-	b, err := pte.Encode(f)
-	if err != nil {
-		return fmt.Errorf("openvino: encoding %s: %w", ptePath, err)
-	}
-	return writeAtomic(ptePath, b)
+	return writeAtomic(ptePath, func(w io.Writer) error {
+		if err := pte.Write(w, f); err != nil {
+			return fmt.Errorf("openvino: encoding %s: %w", ptePath, err)
+		}
+		return nil
+	})
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it
-// into place.
-func writeAtomic(path string, data []byte) error {
+// writeAtomic streams write's output to a temporary file beside path and
+// renames it into place only when everything succeeded; the temporary file
+// is removed otherwise.
+func writeAtomic(path string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
 	name := f.Name()
-	if _, err := f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := write(bw); err != nil {
+		f.Close()
+		os.Remove(name)
+		return err // names the file
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		os.Remove(name)
 		return fmt.Errorf("writing %s: %w", path, err)

@@ -96,7 +96,7 @@ graph forward(%x: f32[s0, 3]) {
 	if call == nil {
 		t.Fatalf("nothing delegated:\n%s", ir.Print(p))
 	}
-	pay, err := xnnpack.Serialize(call, p.Env, func(*ir.Value) ([]byte, bool, error) { return nil, false, nil })
+	pay, err := xnnpack.Serialize(call, p.Env, func(*ir.Value) (pte.Lazy, bool, error) { return pte.Lazy{}, false, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -271,9 +271,12 @@ func (s *ser) fullyConnected(n *ir.Node) error {
 	// The filter is [out, in]: the constant under a permute_copy [1, 0]
 	// (linear's decomposition) as it is, a bare [in, out] constant transposed.
 	var filter uint32
-	if b, ok := s.consts[w]; ok {
-		filter, err = s.constValue(w, permDims(dimsOf(w, s.env), []int{1, 0}), permuteBytes(b, dimsOf(w, s.env), []int{1, 0}, elemSize(w)))
-	} else if w.Def != nil && w.Def.Op == opPermute && s.consts[w.Def.Args[0].Value] != nil {
+	if _, ok := s.consts[w]; ok {
+		l, perr := s.permuted(w, dimsOf(w, s.env), []int{1, 0}, elemSize(w))
+		if err = perr; err == nil {
+			filter, err = s.constValue(w, permDims(dimsOf(w, s.env), []int{1, 0}), l)
+		}
+	} else if w.Def != nil && w.Def.Op == opPermute && s.isConst(w.Def.Args[0].Value) {
 		src := w.Def.Args[0].Value
 		if id, ok := s.ids[src]; ok {
 			filter = id
@@ -314,7 +317,11 @@ func (s *ser) conv(n *ir.Node) error {
 	}
 	wd := dimsOf(w, s.env) // [O, I/g, kh, kw]
 	kind, perm, node := s.convShape(n, wd)
-	filter, err := s.constValue(w, permDims(wd, perm), permuteBytes(s.consts[w], wd, perm, elemSize(w)))
+	l, err := s.permuted(w, wd, perm, elemSize(w))
+	if err != nil {
+		return err
+	}
+	filter, err := s.constValue(w, permDims(wd, perm), l)
 	if err != nil {
 		return err
 	}
@@ -498,7 +505,9 @@ func (s *ser) prelu(n *ir.Node) error {
 
 func elemSize(v *ir.Value) int { return v.Tensor().DType.Size() }
 
-// permuteBytes returns the bytes of a row-major tensor of dims permuted by perm.
+// permuteBytes returns the bytes of a row-major tensor of dims permuted by
+// perm (es bytes an element; len(b) must be the tensor's size). It walks
+// the output in order, moving the source offset by the permuted strides.
 func permuteBytes(b []byte, dims []uint32, perm []int, es int) []byte {
 	rank := len(dims)
 	strides := make([]int, rank)
@@ -508,20 +517,22 @@ func permuteBytes(b []byte, dims []uint32, perm []int, es int) []byte {
 		st *= int(dims[i])
 	}
 	nd := permDims(dims, perm)
-	out := make([]byte, 0, len(b))
+	step := make([]int, rank) // source stride of output dim i
+	for i := range step {
+		step[i] = strides[perm[i]]
+	}
+	out := make([]byte, len(b))
 	idx := make([]int, rank)
-	total := len(b) / es
-	for k := 0; k < total; k++ {
-		off := 0
-		for i := 0; i < rank; i++ {
-			off += idx[i] * strides[perm[i]]
-		}
-		out = append(out, b[off:off+es]...)
+	off := 0
+	for k := 0; k+es <= len(out); k += es {
+		copy(out[k:k+es], b[off:off+es])
 		for i := rank - 1; i >= 0; i-- {
 			idx[i]++
+			off += step[i]
 			if idx[i] < int(nd[i]) {
 				break
 			}
+			off -= idx[i] * step[i]
 			idx[i] = 0
 		}
 	}

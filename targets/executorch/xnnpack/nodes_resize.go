@@ -67,7 +67,11 @@ func (s *ser) deconv(n *ir.Node) error {
 	gd := []uint32{uint32(g), gi, wd[1], wd[2], wd[3]}
 	perm := []int{0, 2, 3, 4, 1} // [groups, O, kh, kw, I]
 	fd := []uint32{uint32(g) * wd[1], wd[2], wd[3], gi}
-	filter, err := s.constValue(w, fd, permuteBytes(s.consts[w], gd, perm, elemSize(w)))
+	l, err := s.permuted(w, gd, perm, elemSize(w))
+	if err != nil {
+		return err
+	}
+	filter, err := s.constValue(w, fd, l)
 	if err != nil {
 		return err
 	}

@@ -38,8 +38,10 @@ type Result struct {
 
 // Run partitions p's main graph: supported nodes are grouped greedily into
 // maximal convex partitions (merging never creates a path that leaves a
-// partition and re-enters it through an undelegated node), and each
-// partition becomes one higher_order.executorch_call_delegate node.
+// partition and re-enters it through an undelegated node), nodes whose
+// serialization needs a node outside their partition are released
+// (checker.needs), and each partition becomes one
+// higher_order.executorch_call_delegate node.
 // Constant placeholders used only inside a partition become region inputs
 // that the serializer bakes in as named data.
 func Run(p *ir.Program, opts Options) (*Result, error) {
@@ -70,14 +72,73 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 	for i, n := range nodes {
 		pos[n] = i
 	}
-	// Assign partitions greedily in graph order.
-	part := map[*ir.Node]int{} // node → partition id
-	var groups [][]*ir.Node
+	claimed := map[*ir.Node]bool{}
 	for _, n := range nodes {
 		if why := c.supported(n); why != "" {
 			if rules[n.Op].config != "" {
 				res.Rejected = append(res.Rejected, Rejected{n, why})
 			}
+			continue
+		}
+		claimed[n] = true
+	}
+	// Group the claimed nodes, then release every node whose serialization
+	// needs a node (c.needs: the rest of its quantized pattern, its static
+	// weight's transpose) that did not land in its partition, and regroup
+	// until nothing is released: a delegate never reads an int8 value or a
+	// weight that it needs to hold itself from outside.
+	var groups [][]*ir.Node
+	for {
+		groups = group(nodes, claimed, pos)
+		released := false
+		for _, g := range groups {
+			in := make(map[*ir.Node]bool, len(g))
+			for _, n := range g {
+				in[n] = true
+			}
+			for _, n := range g {
+				for _, m := range c.needs(n) {
+					if in[m] {
+						continue
+					}
+					where := "is not delegated"
+					if claimed[m] {
+						where = "is in another partition"
+					}
+					res.Rejected = append(res.Rejected, Rejected{n, fmt.Sprintf("its serialization needs %s (%s), which %s", m.Results[0], m.Op.Info().Name, where)})
+					delete(claimed, n)
+					released = true
+					break
+				}
+			}
+		}
+		if !released {
+			break
+		}
+	}
+	for _, g := range groups {
+		if trivial(g) {
+			continue
+		}
+		sort.Slice(g, func(i, j int) bool { return pos[g[i]] < pos[g[j]] })
+		call, err := outline(p, g, len(res.Partitions))
+		if err != nil {
+			return nil, err
+		}
+		res.Partitions = append(res.Partitions, Partition{Call: call, Nodes: len(g)})
+	}
+	return res, nil
+}
+
+// group assigns the claimed nodes greedily, in graph order, to maximal
+// convex partitions: a node joins the partitions of its operands' producers
+// when the union stays convex, else the largest one it can join, else it
+// starts a new one. Empty groups are dropped.
+func group(nodes []*ir.Node, claimed map[*ir.Node]bool, pos map[*ir.Node]int) [][]*ir.Node {
+	part := map[*ir.Node]int{} // node → partition id
+	var groups [][]*ir.Node
+	for _, n := range nodes {
+		if !claimed[n] {
 			continue
 		}
 		cands := map[int]bool{}
@@ -126,18 +187,13 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 			groups = append(groups, []*ir.Node{n})
 		}
 	}
+	out := groups[:0]
 	for _, g := range groups {
-		if len(g) == 0 || trivial(g) {
-			continue
+		if len(g) > 0 {
+			out = append(out, g)
 		}
-		sort.Slice(g, func(i, j int) bool { return pos[g[i]] < pos[g[j]] })
-		call, err := outline(p, g, len(res.Partitions))
-		if err != nil {
-			return nil, err
-		}
-		res.Partitions = append(res.Partitions, Partition{Call: call, Nodes: len(g)})
 	}
-	return res, nil
+	return out
 }
 
 // trivial reports a partition not worth delegating: only shape ops

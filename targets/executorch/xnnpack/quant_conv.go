@@ -55,8 +55,7 @@ func (s *ser) quantConv(n *ir.Node, m *qconv) error {
 		return fmt.Errorf("input: %w", err)
 	}
 	w := m.wq.w
-	wb, ok := s.consts[w]
-	if !ok {
+	if _, ok := s.consts[w]; !ok {
 		return fmt.Errorf("weight %s is not a constant", w)
 	}
 	wd := dimsOf(w, s.env)
@@ -69,7 +68,11 @@ func (s *ser) quantConv(n *ir.Node, m *qconv) error {
 	if err != nil {
 		return err
 	}
-	filter, err := s.constValueQ(w, permDims(wd, perm), permuteBytes(wb, wd, perm, 1), wq)
+	l, err := s.permuted(w, wd, perm, 1)
+	if err != nil {
+		return err
+	}
+	filter, err := s.constValueQ(w, permDims(wd, perm), l, wq)
 	if err != nil {
 		return err
 	}
@@ -96,7 +99,10 @@ func (s *ser) weightQuant(w *wquant, chDim int32) (*quant, error) {
 		return qint8Of(w.pt), nil
 	}
 	sv := w.dq.Arg("scales").Value
-	sb, ok := s.consts[sv]
+	sb, ok, err := s.constBytes(sv)
+	if err != nil {
+		return nil, fmt.Errorf("scales %s: %w", sv, err)
+	}
 	if !ok {
 		return nil, fmt.Errorf("scales %s are not a constant", sv)
 	}
@@ -123,7 +129,10 @@ func (s *ser) weightQuant(w *wquant, chDim int32) (*quant, error) {
 		}
 	}
 	if z := w.dq.Arg("zero_points"); z.Kind == ir.ArgValue {
-		zb, ok := s.consts[z.Value]
+		zb, ok, err := s.constBytes(z.Value)
+		if err != nil {
+			return nil, fmt.Errorf("zero points %s: %w", z.Value, err)
+		}
 		if !ok {
 			return nil, fmt.Errorf("zero points %s are not a constant", z.Value)
 		}

@@ -426,3 +426,54 @@ func checkDequantGroup(c *checker, n *ir.Node) string {
 	}
 	return checkDequantUsers(c, n)
 }
+
+// dynNeeds lists the nodes of the dynamically quantized pattern around fc
+// (checker.needs): choose_qparams, quantize, dequantize, the weight's
+// dequantize and permute, and the flattening / restoring view pair of a
+// linear of rank > 2, which the serializer folds into the fully-connected
+// node. The qdint8 value between them exists only inside the delegate.
+func dynNeeds(fc *ir.Node, isConst func(*ir.Value) bool) []*ir.Node {
+	m, why := matchDynFC(fc, isConst)
+	if why != "" {
+		return nil // not claimed: its rule refused it
+	}
+	out := []*ir.Node{m.in.choose, m.in.q, m.in.dq, m.wdq}
+	if m.perm != nil {
+		out = append(out, m.perm)
+	}
+	if m.view != nil {
+		out = append(out, m.view, fc.Results[0].Uses()[0])
+	}
+	return out
+}
+
+// dynQNeeds lists what a dynamic choose_qparams, quantize or dequantize
+// needs in its partition: the rest of the input quantization and, for the
+// dequantize, the fully-connected ops reading it (the qdint8 value has no
+// form outside the delegate). ok is false for other ops.
+func dynQNeeds(n *ir.Node) ([]*ir.Node, bool) {
+	switch n.Op {
+	case opChooseQP, opChooseQPTok:
+		return usersOf(n), true
+	case opQuantT, opQuantTok:
+		out := usersOf(n)
+		if s := n.Args[1].Value; s != nil && s.Def != nil {
+			out = append(out, s.Def)
+		}
+		return out, true
+	case opDequantT, opDequantTok:
+		out := []*ir.Node{}
+		if q := n.Args[0].Value.Def; q != nil {
+			out = append(out, q)
+		}
+		fcs, _ := dynUsers(n.Results[0])
+		for _, fc := range fcs {
+			if v := fcInput(fc); v.Def != nil && v.Def.Op == opView {
+				out = append(out, v.Def)
+			}
+			out = append(out, fc)
+		}
+		return out, true
+	}
+	return nil, false
+}

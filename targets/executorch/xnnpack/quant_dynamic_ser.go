@@ -1,14 +1,13 @@
 package xnnpack
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math"
 
 	"github.com/fxport/fxport/ir"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
 // planDynFC records the dynamically quantized fully-connected pattern
@@ -85,16 +84,22 @@ func (s *ser) dynFC(n *ir.Node, m *dfc) error {
 	if m.view != nil && s.fcIn[n] == nil {
 		return fmt.Errorf("the views around a flattened dynamically quantized linear could not be folded")
 	}
-	wb, ok := s.consts[m.w]
-	if !ok {
-		return fmt.Errorf("weight %s is not a constant", m.w)
+	src, err := s.source(m.w)
+	if err != nil {
+		return fmt.Errorf("weight %s: %w", m.w, err)
 	}
 	wd := dimsOf(m.w, s.env)
 	var filter uint32
 	if m.wq != nil {
+		var wb pte.Lazy
 		if m.perm == nil { // [in, out] → [out, in]
-			wb = permuteBytes(wb, wd, []int{1, 0}, 1)
+			wb, err = s.permuted(m.w, wd, []int{1, 0}, 1)
 			wd = permDims(wd, []int{1, 0})
+		} else {
+			wb, err = s.raw(m.w)
+		}
+		if err != nil {
+			return fmt.Errorf("weight %s: %w", m.w, err)
 		}
 		wq, err := s.weightQuant(m.wq, 0)
 		if err != nil {
@@ -103,11 +108,8 @@ func (s *ser) dynFC(n *ir.Node, m *dfc) error {
 		if filter, err = s.constValueQ(m.w, wd, wb, wq); err != nil {
 			return err
 		}
-	} else {
-		var err error
-		if filter, err = s.qb4Filter(m, wd, wb); err != nil {
-			return err
-		}
+	} else if filter, err = s.qb4Filter(m, wd, src.Size); err != nil {
+		return err
 	}
 	bias := uint32(internal)
 	if n.Op == opAddmm {
@@ -131,20 +133,21 @@ func (s *ser) dynFC(n *ir.Node, m *dfc) error {
 // [out, in], PerChannelGroupQuant with the fp32 scales [out, in/group]
 // (XNNPACK rounds them to bf16), channel_dim 0 and the group size. Every
 // zero point must be 0.
-func (s *ser) qb4Filter(m *dfc, wd []uint32, wb []byte) (uint32, error) {
-	if len(wd) != 2 || wd[1]%2 != 0 || int(wd[0])*int(wd[1]) != len(wb) {
-		return 0, fmt.Errorf("weight %s: %v with %d bytes is not an even-width int8 matrix", m.w, wd, len(wb))
+func (s *ser) qb4Filter(m *dfc, wd []uint32, size uint64) (uint32, error) {
+	if len(wd) != 2 || wd[1]%2 != 0 || uint64(wd[0])*uint64(wd[1]) != size {
+		return 0, fmt.Errorf("weight %s: %v with %d bytes is not an even-width int8 matrix", m.w, wd, size)
 	}
-	packed := make([]byte, len(wb)/2)
-	for i := 0; i < len(wb); i += 2 {
-		lo, hi := int8(wb[i]), int8(wb[i+1])
-		if lo < -8 || lo > 7 || hi < -8 || hi > 7 {
-			return 0, fmt.Errorf("weight %s: value at %d is outside the 4-bit range [-8, 7]", m.w, i)
-		}
-		packed[i/2] = byte(lo+8) | byte(hi+8)<<4
+	packed, err := s.derived(m.w, "packed to 4 bits", func(wb []byte) ([]byte, error) {
+		return packQB4(wb)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("weight %s: %w", m.w, err)
 	}
 	sv := m.wdq.Arg("scales").Value
-	sb, ok := s.consts[sv]
+	sb, ok, err := s.constBytes(sv)
+	if err != nil {
+		return 0, fmt.Errorf("scales %s: %w", sv, err)
+	}
 	if !ok {
 		return 0, fmt.Errorf("scales %s are not a constant", sv)
 	}
@@ -161,7 +164,10 @@ func (s *ser) qb4Filter(m *dfc, wd []uint32, wb []byte) (uint32, error) {
 		scales[i] = x
 	}
 	if z := m.wdq.Arg("zero_points"); z.Kind == ir.ArgValue {
-		zb, ok := s.consts[z.Value]
+		zb, ok, err := s.constBytes(z.Value)
+		if err != nil {
+			return 0, fmt.Errorf("zero points %s: %w", z.Value, err)
+		}
 		if !ok {
 			return 0, fmt.Errorf("zero points %s are not a constant", z.Value)
 		}
@@ -177,17 +183,21 @@ func (s *ser) qb4Filter(m *dfc, wd []uint32, wb []byte) (uint32, error) {
 		Value: &xnnfb.PerChannelGroupQuantT{Scale: scales, ChannelDim: 0, GroupSize: int32(m.group)}}), nil
 }
 
-// constRaw registers data as named data (keyed by its sha256) and returns
-// its constant_data index.
-func (s *ser) constRaw(data []byte) uint32 {
-	sum := sha256.Sum256(data)
-	key := hex.EncodeToString(sum[:])
-	if !s.named[key] {
-		s.named[key] = true
-		s.namedList = append(s.namedList, Named{Key: key, Data: data})
+// packQB4 packs int8 values in [-8, 7] as v+8, two per byte (the even
+// index in the low nibble).
+func packQB4(wb []byte) ([]byte, error) {
+	if len(wb)%2 != 0 {
+		return nil, fmt.Errorf("%d values is not an even count", len(wb))
 	}
-	s.g.ConstantData = append(s.g.ConstantData, &xnnfb.ConstantDataOffsetT{Offset: math.MaxUint64, Size: uint64(len(data)), NamedKey: key})
-	return uint32(len(s.g.ConstantData) - 1)
+	packed := make([]byte, len(wb)/2)
+	for i := 0; i < len(wb); i += 2 {
+		lo, hi := int8(wb[i]), int8(wb[i+1])
+		if lo < -8 || lo > 7 || hi < -8 || hi > 7 {
+			return nil, fmt.Errorf("value at %d is outside the 4-bit range [-8, 7]", i)
+		}
+		packed[i/2] = byte(lo+8) | byte(hi+8)<<4
+	}
+	return packed, nil
 }
 
 // defineRawQ appends a quantized tensor value with the given parameters

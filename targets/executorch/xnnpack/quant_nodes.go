@@ -7,6 +7,7 @@ import (
 
 	"github.com/fxport/fxport/ir"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
 // planQuant matches the quantized fully-connected patterns of a region:
@@ -135,14 +136,16 @@ func (s *ser) quantFC(n *ir.Node, m *qfc) error {
 		return err
 	}
 	w := m.wq.w
-	wb, ok := s.consts[w]
-	if !ok {
-		return fmt.Errorf("weight %s is not a constant", w)
-	}
 	wd := dimsOf(w, s.env)
+	var wb pte.Lazy
 	if m.perm == nil { // [in, out] → [out, in]
-		wb = permuteBytes(wb, wd, []int{1, 0}, 1)
+		wb, err = s.permuted(w, wd, []int{1, 0}, 1)
 		wd = permDims(wd, []int{1, 0})
+	} else {
+		wb, err = s.raw(w)
+	}
+	if err != nil {
+		return fmt.Errorf("weight %s: %w", w, err)
 	}
 	wq, err := s.weightQuant(m.wq, 0)
 	if err != nil {
@@ -211,7 +214,7 @@ func (s *ser) quantOutConverts(m *qio, out uint32, nhwc bool) error {
 // quantBias quantizes the fp32 constant bias b to int32 with scale
 // s_x·s_w (qint32), or s_x·s_w[c] per channel (qcint32 along dim 0).
 func (s *ser) quantBias(b *ir.Value, sx float64, wq *quant) (uint32, error) {
-	fb, ok := s.consts[b]
+	src, ok := s.consts[b]
 	if !ok {
 		return 0, fmt.Errorf("bias %s is not a constant", b)
 	}
@@ -224,11 +227,11 @@ func (s *ser) quantBias(b *ir.Value, sx float64, wq *quant) (uint32, error) {
 			q.scales[i] = float32(sx) * sw
 		}
 		scales = q.scales
-		if len(fb) != 4*len(scales) {
-			return 0, fmt.Errorf("bias %s: %d bytes for %d channels", b, len(fb), len(scales))
+		if src.Size != 4*uint64(len(scales)) {
+			return 0, fmt.Errorf("bias %s: %d bytes for %d channels", b, src.Size, len(scales))
 		}
 	}
-	data, err := quantizeBias(fb, scales)
+	data, err := s.derived(b, "quantized to int32", func(fb []byte) ([]byte, error) { return quantizeBias(fb, scales) })
 	if err != nil {
 		return 0, fmt.Errorf("bias %s: %w", b, err)
 	}

@@ -278,3 +278,93 @@ func checkDequantUsers(c *checker, n *ir.Node) string {
 	}
 	return ""
 }
+
+// members are the nodes of a matched quantized pattern around its op,
+// besides the op: input quantize/dequantize, output quantize and its
+// dequantizes.
+func (m *qio) members() []*ir.Node {
+	return append([]*ir.Node{m.xq, m.xd, m.yq}, m.outDequant...)
+}
+
+// quantNeeds lists what the serialization of a quantized-pattern node
+// needs in its own partition (checker.needs), or ok false when n is not
+// one. The rule, one line per kind:
+//
+//   - quantized fully-connected, convolution, add/sub/mul: every node of
+//     its pattern (input quantize/dequantize, the weight's dequantize and
+//     permute, output quantize and dequantizes): the int8 values between
+//     them have no XNNPACK datatype outside the pattern, and the filter is
+//     the weight's int8 constant, baked in only when the dequantize is
+//     folded into the op;
+//   - quantize: its dequantizes (its int8 result cannot leave the delegate);
+//   - dequantize of a quantize: the quantize (the int8 input cannot come
+//     from outside), and the op of the pattern it belongs to: the producer
+//     of the quantized value on the output side, else its consumers;
+//   - dequantize of an int8 weight: the ops it is the weight of, through the
+//     permute (it is only written folded into their filter).
+func (c *checker) quantNeeds(n *ir.Node) ([]*ir.Node, bool) {
+	isConst := func(v *ir.Value) bool { return c.consts[v] }
+	switch {
+	case isFC(n) && dynFC(n):
+		return dynNeeds(n, isConst), true // quant_dynamic.go
+	case isFC(n) && quantFC(n):
+		m, why := matchQFC(n, isConst)
+		if why != "" {
+			return nil, true // not claimed: its rule refused it
+		}
+		out := append(m.members(), m.wq.dq)
+		if m.perm != nil {
+			out = append(out, m.perm)
+		}
+		return out, true
+	case quantConv(n):
+		m, why := matchQConv(n, isConst)
+		if why != "" {
+			return nil, true
+		}
+		return append(m.members(), m.wq.dq), true
+	case quantAdd(n):
+		m, why := matchQAdd(n)
+		if why != "" {
+			return nil, true
+		}
+		return append(m.members(), m.bq, m.bd), true
+	case n.Op == opQuant:
+		return usersOf(n), true
+	case n.Op == opDequant && n.Args[0].Value.Def != nil && n.Args[0].Value.Def.Op == opQuant:
+		q := n.Args[0].Value.Def
+		if src := q.Args[0].Value; src.Def != nil && isQOp(src.Def) {
+			return []*ir.Node{q, src.Def}, true // output side
+		}
+		return append([]*ir.Node{q}, patternUsers(n)...), true // input side
+	case n.Op == opDequant || n.Op == opDequantCh || n.Op == opDequantGrp:
+		return patternUsers(n), true
+	}
+	return dynQNeeds(n) // quant_dynamic.go
+}
+
+// usersOf lists the nodes reading n's results (not the return).
+func usersOf(n *ir.Node) []*ir.Node {
+	var out []*ir.Node
+	for _, r := range n.Results {
+		for _, u := range r.Uses() {
+			if !u.IsReturn() {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// patternUsers lists the users of an input or weight dequantize n, with
+// the op behind each weight permute (checkDequantUsers's view of them).
+func patternUsers(n *ir.Node) []*ir.Node {
+	var out []*ir.Node
+	for _, u := range usersOf(n) {
+		out = append(out, u)
+		if u.Op == opPermute {
+			out = append(out, usersOf(u)...)
+		}
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package xnnpack
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -11,25 +10,16 @@ import (
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/ir/sym"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+	"github.com/fxport/fxport/targets/executorch/pte"
 )
-
-// Named is one constant the payload refers to by key (Program.named_data).
-type Named struct {
-	Key  string // lowercase sha256 hex of Data
-	Data []byte
-}
 
 // Payload is a serialized partition.
 type Payload struct {
 	Data  []byte           // XH00 header + XN01 graph
 	Graph *xnnfb.XNNGraphT // the graph that was packed
-	Named []Named          // constants, in first-use order, deduplicated
+	Named []Named          // constants, in first-use order, deduplicated (lazy: const_lazy.go)
 	Args  []*ir.Value      // call operands passed at run time, in external-id order (the call's results follow)
 }
-
-// ConstFunc returns the bytes of a call operand that is a constant (ok
-// false for an operand the runtime passes in).
-type ConstFunc func(v *ir.Value) (data []byte, ok bool, err error)
 
 const (
 	internal      = math.MaxUint32
@@ -48,7 +38,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	}
 	region := call.Args[0].Graph
 	s := &ser{env: env, g: &xnnfb.XNNGraphT{Version: "0"}, ids: map[*ir.Value]uint32{}, nhwc: map[*ir.Value]uint32{},
-		consts: map[*ir.Value][]byte{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
+		consts: map[*ir.Value]pte.Lazy{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
 		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}, qconvs: map[*ir.Node]*qconv{}, qadds: map[*ir.Node]*qadd{}}
 	s.g.ConstantData = []*xnnfb.ConstantDataOffsetT{{}}
 	s.g.InputIds, s.g.OutputIds = []uint32{}, []uint32{}
@@ -63,12 +53,12 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 		if a.Kind != ir.ArgValue {
 			return nil, call.Errorf("xnnpack: operand %d is not a value", i)
 		}
-		b, ok, err := constant(a.Value)
+		l, ok, err := constant(a.Value)
 		if err != nil {
 			return nil, call.Errorf("xnnpack: operand %s: %v", a.Value, err)
 		}
 		if ok {
-			s.consts[region.Inputs[i]] = b
+			s.consts[region.Inputs[i]] = l
 			continue
 		}
 		if a.Value.Tensor() == nil {
@@ -137,10 +127,10 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 type ser struct {
 	env       *sym.Env
 	g         *xnnfb.XNNGraphT
-	ids       map[*ir.Value]uint32 // value id of the NCHW (as-typed) form
-	nhwc      map[*ir.Value]uint32 // value id of the NHWC form of a rank-4 value
-	consts    map[*ir.Value][]byte // region inputs holding constants
-	outExt    map[*ir.Value]uint32 // region outputs → external id
+	ids       map[*ir.Value]uint32   // value id of the NCHW (as-typed) form
+	nhwc      map[*ir.Value]uint32   // value id of the NHWC form of a rank-4 value
+	consts    map[*ir.Value]pte.Lazy // region inputs holding constants (lazy: const_lazy.go)
+	outExt    map[*ir.Value]uint32   // region outputs → external id
 	named     map[string]bool
 	namedList []Named
 	fused     map[*ir.Value]*ir.Node // producer result → the clamp fused into it
@@ -235,21 +225,27 @@ func (s *ser) defineQ(v *ir.Value, dims []uint32, ext, flags, constIdx uint32, q
 	return id, nil
 }
 
-// constValue defines a constant value holding data (named by its sha256).
-func (s *ser) constValue(v *ir.Value, dims []uint32, data []byte) (uint32, error) {
+// constValue defines a constant value holding data (named by its sha256;
+// data's Digest is set).
+func (s *ser) constValue(v *ir.Value, dims []uint32, data pte.Lazy) (uint32, error) {
 	return s.constValueQ(v, dims, data, nil)
 }
 
 // constValueQ is constValue for a value quantized with q (nil: not quantized).
-func (s *ser) constValueQ(v *ir.Value, dims []uint32, data []byte, q *quant) (uint32, error) {
-	sum := sha256.Sum256(data)
-	key := hex.EncodeToString(sum[:])
+func (s *ser) constValueQ(v *ir.Value, dims []uint32, data pte.Lazy, q *quant) (uint32, error) {
+	return s.defineQ(v, dims, internal, 0, s.constRaw(data), q)
+}
+
+// constRaw registers data (its Digest set) as named data keyed by its
+// sha256 and returns its constant_data index.
+func (s *ser) constRaw(data pte.Lazy) uint32 {
+	key := hex.EncodeToString(data.Digest[:])
 	if !s.named[key] {
 		s.named[key] = true
 		s.namedList = append(s.namedList, Named{Key: key, Data: data})
 	}
-	s.g.ConstantData = append(s.g.ConstantData, &xnnfb.ConstantDataOffsetT{Offset: math.MaxUint64, Size: uint64(len(data)), NamedKey: key})
-	return s.defineQ(v, dims, internal, 0, uint32(len(s.g.ConstantData)-1), q)
+	s.g.ConstantData = append(s.g.ConstantData, &xnnfb.ConstantDataOffsetT{Offset: math.MaxUint64, Size: data.Size, NamedKey: key})
+	return uint32(len(s.g.ConstantData) - 1)
 }
 
 // output defines the (NCHW) value of a node result r, external when r is
@@ -277,8 +273,12 @@ func (s *ser) get(v *ir.Value) (uint32, error) {
 	if id, ok := s.ids[v]; ok {
 		return id, nil
 	}
-	if b, ok := s.consts[v]; ok {
-		id, err := s.constValue(v, dimsOf(v, s.env), b)
+	if _, ok := s.consts[v]; ok {
+		l, err := s.raw(v)
+		if err != nil {
+			return 0, err
+		}
+		id, err := s.constValue(v, dimsOf(v, s.env), l)
 		s.ids[v] = id
 		return id, err
 	}

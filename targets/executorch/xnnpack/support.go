@@ -117,6 +117,13 @@ func Configs() []string {
 	return out
 }
 
+// ConfigOf returns the partitioner config (Configs) whose rule covers op,
+// or false when no rule does.
+func ConfigOf(op ir.Op) (string, bool) {
+	r, ok := rules[op]
+	return r.config, ok
+}
+
 // checker evaluates support rules against one program.
 type checker struct {
 	p       *ir.Program
@@ -211,6 +218,26 @@ func (c *checker) tensorOKAs(v *ir.Value, int8OK bool) string {
 		}
 	}
 	return ""
+}
+
+// needs lists the nodes n's serialization reads as part of itself, which
+// must be claimed into n's own partition (Run releases n otherwise): a node
+// is claimed only if what its serialization needs is claimed with it or
+// is a constant. Constants are region inputs and need nothing; beyond the
+// quantized patterns (quantNeeds), an fp32 fully-connected op needs the
+// permute_copy of its constant weight, which it folds into its filter (a
+// transpose computed outside would reach it as a runtime value: "weight is
+// not static").
+func (c *checker) needs(n *ir.Node) []*ir.Node {
+	if out, ok := c.quantNeeds(n); ok { // quant_support.go
+		return out
+	}
+	if isFC(n) {
+		if w := n.Arg("mat2").Value; !c.consts[w] && c.isConst(w) {
+			return []*ir.Node{w.Def}
+		}
+	}
+	return nil
 }
 
 func checkAlphaOne(c *checker, n *ir.Node) string {
