@@ -137,6 +137,8 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&openvinoCommand, "openvino-command", "", "executorch-openvino: command compiling IN.pt2 into the exported compiled model OUT (default $"+etopenvino.EnvCommand+", then \""+etopenvino.DefaultCommand+"\")")
 	fs.BoolVar(&etOpts.ExternalConstants, "external-constants", false, "executorch-portable/xnnpack: store constant tensors in OUT.ptd beside OUT.pte (exir's external_constants=True)")
 	fs.BoolVar(&etOpts.ExternalDelegateData, "external-delegate-data", false, "executorch-xnnpack: store the delegates' weights (named data) in OUT.ptd too")
+	bundleDirs = nil
+	fs.Var(&bundleDirs, "bundle", "executorch-portable/xnnpack with -o OUT.bpte: bundle one test case per directory of input_<i>.npy (+ output_<i>.npy; without them the interpreter computes the expected outputs) (repeatable)")
 	var exclude, include listFlag
 	fs.Var(&exclude, "exclude-patch", "do not install these patches (names or catalog IDs)")
 	fs.Var(&include, "include-patch", "install these opt-in patches (names or catalog IDs)")
@@ -175,6 +177,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if *modelClass != "" {
 		src.Meta.Set(onnx.MetaModelClass, *modelClass)
 	}
+	if err := prepareBundle(src, *target, *out); err != nil {
+		return err
+	}
 	multi := *target == "all"
 	if multi {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -208,6 +213,8 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%s: wrote %s\n", t.cli, dest)
 			if native != "" {
 				fmt.Fprintf(stdout, "%s: wrote %s\n", t.cli, native)
+			} else if externalCompile(t) {
+				fmt.Fprintf(stdout, "%s: no %s written: it needs the external compile step; run fxport export --target %s -o FILE%s (see --help)\n", t.cli, t.ext, t.cli, t.ext)
 			}
 		}
 	}
@@ -241,6 +248,8 @@ func hasEmitter(t exportTarget) bool {
 func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string, exclude, include listFlag, rf runFlags, report bool, emitOpts onnx.Options, stdout, stderr io.Writer) error {
 	switch ext := filepath.Ext(dest); {
 	case ext == ".fxir":
+	case ext == bundledExt && len(bundleCases) > 0 && t.target == pm.TargetExecuTorch && hasEmitter(t):
+		native, dest = dest, ""
 	case ext == t.ext && (hasEmitter(t) || externalCompile(t)):
 		// executorch-cuda and executorch-openvino write their .pte (+ .ptd)
 		// only when asked for one: they need an external compile step.
@@ -299,7 +308,11 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 			return err
 		}
 	} else if native != "" && t.target == pm.TargetExecuTorch {
-		if err := writeExecuTorch(p, native, etOpts); err != nil {
+		if len(bundleCases) > 0 {
+			if err := writeBundled(p, native, etOpts, stdout); err != nil {
+				return err
+			}
+		} else if err := writeExecuTorch(p, native, etOpts); err != nil {
 			return err
 		}
 	} else if native != "" {

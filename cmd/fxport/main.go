@@ -11,6 +11,7 @@
 //	fxport bisect FILE --target T            find the first pass that changes the program's meaning
 //	fxport inspect FILE.pte                  print a .pte/.ptd/.bpte file
 //	fxport run FILE.pte [--inputs DIR]      execute a .pte with its memory plan
+//	fxport run FILE.bpte                    run a bundled program's test cases
 //	fxport replay REPRODUCER                 re-run a failing pass from its reproducer
 //
 // Run "fxport help COMMAND" for a command's flags.
@@ -40,7 +41,7 @@ func commands() []command {
 		{"export", "export FILE --target T [--backend B] -o OUT [flags]", "run a target's pipeline on a program and write the result", runExport},
 		{"verify", "verify PROGRAM --target onnx [--opset N] [--tol T] [--io DIR]", "export to ONNX, run in ONNX Runtime and compare with torch's outputs", runVerify},
 		{"replay", "replay REPRODUCER", "re-run the pipeline of a reproducer written by --reproducer", runReplay},
-		{"run", "run FILE.pte [--method M] [--inputs DIR] [--data FILE.ptd] [-o OUTDIR]", "execute a .pte with its memory plan (planned arenas, XNNPACK delegates) and print or write its outputs", runRun},
+		{"run", "run FILE.pte|FILE.bpte [--method M] [--inputs DIR] [--data FILE.ptd] [-o OUTDIR] [--rtol R] [--atol A]", "execute a .pte with its memory plan (planned arenas, XNNPACK delegates) and print or write its outputs; run a .bpte's test cases", runRun},
 		{"inspect", "inspect FILE.pte|.bpte|.ptd", "decode an ExecuTorch .pte and print its methods, instructions, delegates and memory plan", runInspect},
 		{"bisect", "bisect PROGRAM --target T [--inputs DIR]", "find the first pass after which the interpreted program disagrees with torch", runBisect},
 	}

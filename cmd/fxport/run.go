@@ -19,6 +19,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	method := fs.String("method", "forward", "method to run")
 	inputs := fs.String("inputs", "", "directory holding input_<i>.npy (default: seeded inputs of the declared types, at their upper bounds)")
 	out := fs.String("o", "", "directory to write output_<i>.npy into")
+	rtol := fs.Float64("rtol", etrun.DefaultRTol, "FILE.bpte: relative tolerance of the output comparison (ExecuTorch's default)")
+	atol := fs.Float64("atol", etrun.DefaultATol, "FILE.bpte: absolute tolerance of the output comparison (ExecuTorch's default)")
 	var data listFlag
 	fs.Var(&data, "data", "external data files (.ptd) (repeatable; default: FILE.ptd beside FILE.pte when it exists)")
 	files, err := parseInterspersed(fs, args)
@@ -26,7 +28,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(files) != 1 {
-		return usageErr("want one FILE.pte, got %d", len(files))
+		return usageErr("want one FILE.pte or FILE.bpte, got %d", len(files))
 	}
 	f, err := pte.Read(files[0])
 	if err != nil {
@@ -44,6 +46,14 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		opts.Data = append(opts.Data, df)
+	}
+	if f.Bundled != nil && *inputs == "" {
+		// A bundled program runs its own test cases (run_bundled.go);
+		// --method, when given, picks one suite.
+		if !flagSet(fs, "method") {
+			opts.Method = ""
+		}
+		return runBundledCases(f, etrun.BundledOptions{Options: opts, RTol: *rtol, ATol: *atol}, stdout)
 	}
 	m, err := etrun.Load(f, opts)
 	if err != nil {

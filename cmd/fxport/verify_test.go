@@ -24,10 +24,16 @@ func TestExportONNXFile(t *testing.T) {
 	require.Equal(t, "fxport", m.GetProducerName())
 	require.Equal(t, "x", m.GetGraph().GetInput()[0].GetName())
 	// --target all writes program.onnx next to the IR outputs.
-	_, errOut, code = fxport(t, "export", example, "--target", "all", "-o", dir)
+	stdout, errOut, code := fxport(t, "export", example, "--target", "all", "-o", dir)
 	require.Equal(t, 0, code, errOut)
 	_, err = os.Stat(filepath.Join(dir, "program.onnx"))
 	require.NoError(t, err)
+	// The targets that need an external compile step say why they wrote
+	// no .pte instead of skipping it silently.
+	require.Contains(t, stdout, "executorch-cuda: no .pte written: it needs the external compile step")
+	require.Contains(t, stdout, "executorch-openvino: no .pte written")
+	_, err = os.Stat(filepath.Join(dir, "program.executorch-cuda.pte"))
+	require.True(t, os.IsNotExist(err), "cuda .pte written without a compile step")
 }
 
 func TestVerifyExample(t *testing.T) {

@@ -55,15 +55,11 @@ type XNNPayload struct {
 	ConstantData []byte // the inline constant region (usually empty)
 }
 
-// Bundled describes a bundled program (.bpte, identifier BP08); the embedded
-// program is decoded into the enclosing File.
+// Bundled is a decoded bundled program (.bpte, identifier BP08): the
+// embedded program is decoded into the enclosing File (whose Size is the
+// whole .bpte), the test suites here (bundled.go).
 type Bundled struct {
-	Version    uint32
-	TestSuites []BundledSuite
-}
-
-// BundledSuite is one method's test suite in a bundled program.
-type BundledSuite struct {
-	Method    string
-	TestCases int
+	Version     uint32
+	ProgramSize int            // bytes of the embedded .pte
+	TestSuites  []BundledSuite // in file order (exir sorts them by method)
 }

@@ -10,7 +10,7 @@ import (
 // FuzzReadPTE: Decode never panics (the recover that would hide a panic is
 // reported as a failure) and never returns both a file and an error.
 func FuzzReadPTE(f *testing.F) {
-	for _, name := range []string{"et_portable_add_f32x1.pte", "ecn_xnnpack_add_f32x3.pte", "et_portable_add_scalar_constant.pte", "rs_external_constants_mul_add.ptd"} {
+	for _, name := range []string{"et_portable_add_f32x1.pte", "ecn_xnnpack_add_f32x3.pte", "et_portable_add_scalar_constant.pte", "rs_external_constants_mul_add.ptd", "et_bundled_program_mul_add.bpte"} {
 		data, err := os.ReadFile(filepath.Join(genuineDir(f), name))
 		if err == nil {
 			f.Add(data)

@@ -154,12 +154,10 @@ func decodeBundled(name string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: embedded program: %w", name, err)
 	}
-	f.Name = name
-	b := &Bundled{Version: bp.Version()}
-	var suite bpfb.BundledMethodTestSuite
-	for i := 0; i < bp.MethodTestSuitesLength(); i++ {
-		bp.MethodTestSuites(&suite, i)
-		b.TestSuites = append(b.TestSuites, BundledSuite{Method: string(suite.MethodName()), TestCases: suite.TestCasesLength()})
+	f.Name, f.Size = name, len(data)
+	b := &Bundled{Version: bp.Version(), ProgramSize: len(prog)}
+	if b.TestSuites, err = decodeSuites(bp, f); err != nil {
+		return nil, fmt.Errorf("%s: bundled program: %w", name, err)
 	}
 	f.Bundled = b
 	return f, nil

@@ -150,7 +150,7 @@ func TestGenuineFacts(t *testing.T) {
 	})
 	t.Run("bundled", func(t *testing.T) {
 		f := mustRead(t, "et_bundled_program_mul_add.bpte")
-		if f.Bundled == nil || len(f.Bundled.TestSuites) != 1 || f.Bundled.TestSuites[0].TestCases != 10 || f.Size != 1696 {
+		if f.Bundled == nil || len(f.Bundled.TestSuites) != 1 || len(f.Bundled.TestSuites[0].Cases) != 10 || f.Size != 4608 || f.Bundled.ProgramSize != 1696 {
 			t.Fatalf("bundled %+v size %d", f.Bundled, f.Size)
 		}
 		if f.Header == nil || f.Header.Length != 24 {

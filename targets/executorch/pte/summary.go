@@ -35,10 +35,7 @@ func (s *summary) file() {
 	f := s.f
 	s.p("file: %d bytes", f.Size)
 	if b := f.Bundled; b != nil {
-		s.p("bundled program: BP08 version %d, embedded program %d bytes", b.Version, f.Size)
-		for _, t := range b.TestSuites {
-			s.p("  test suite %q: %d test case(s)", t.Method, t.TestCases)
-		}
+		s.bundled(b)
 	}
 	if h := f.Header; h != nil {
 		s.p("header: eh00 length %d, program_size %d, segment_base_offset %d, segment_data_size %d", h.Length, h.ProgramSize, h.SegmentBaseOffset, h.SegmentDataSize)

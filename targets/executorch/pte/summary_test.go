@@ -19,6 +19,7 @@ func TestSummaryGolden(t *testing.T) {
 		"djl_xnnpack_conv2d_relu_nhwc.pte",
 		"djl_portable_to_dim_order_copy_mul.pte",
 		"rs_external_constants_mul_add.ptd",
+		"et_bundled_program_mul_add.bpte",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(genuineDir(t), name)

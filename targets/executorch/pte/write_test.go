@@ -83,8 +83,12 @@ func checkLayout(t *testing.T, f, g *File, b []byte) {
 	if f.Header.Length >= 32 && f.Header.SegmentDataSize != h.SegmentDataSize {
 		t.Errorf("segment_data_size: genuine %d, written %d", f.Header.SegmentDataSize, h.SegmentDataSize)
 	}
-	if f.Header.SegmentBaseOffset%SegmentAlignment == 0 && uint64(f.Size)-f.Header.SegmentBaseOffset != uint64(len(b))-h.SegmentBaseOffset {
-		t.Errorf("segment region: genuine %d bytes, written %d", uint64(f.Size)-f.Header.SegmentBaseOffset, uint64(len(b))-h.SegmentBaseOffset)
+	size := f.Size // a bundled program's File.Size is the .bpte's
+	if f.Bundled != nil {
+		size = f.Bundled.ProgramSize
+	}
+	if f.Header.SegmentBaseOffset%SegmentAlignment == 0 && uint64(size)-f.Header.SegmentBaseOffset != uint64(len(b))-h.SegmentBaseOffset {
+		t.Errorf("segment region: genuine %d bytes, written %d", uint64(size)-f.Header.SegmentBaseOffset, uint64(len(b))-h.SegmentBaseOffset)
 	}
 	for i, s := range g.Segments {
 		if s.Offset%SegmentAlignment != 0 {
