@@ -9,7 +9,7 @@ import (
 )
 
 // ToEdgeViews replaces view ops by their copying twins (ExecuTorch's
-// ReplaceViewOpsWithViewCopyOpsPass; ET-P09 and ET-P35 invariants).
+// ReplaceViewOpsWithViewCopyOpsPass; ET-P09 invariant).
 var ToEdgeViews = etlLowering(&pm.Pass{
 	Name: etlEdgeViewsName,
 	ID:   "ET-P09",
@@ -24,10 +24,10 @@ become permute_copy with an explicit permutation.
 Invariants (catalog rows marked invariant): expand becomes expand_copy,
 which materializes its result, so no tensor of the lowered program has a
 stride-0 dim (ET-P09: dim-order types cannot express one, and the memory
-planner sizes expand_copy at its full element count). fxport never turns a
-view_copy back into an aliasing view (ET-P35), so a view_copy's dynamism
-never has to match its base's; the memory planner gives it its own storage.
-Views whose twin is missing (e.g. view_as_real) stay and are counted in the
+planner sizes expand_copy at its full element count). Only
+replace-view-copy-with-view turns a view_copy back into an aliasing view,
+and only when its shape dynamism matches its base's (ET-P35); every other
+view_copy gets storage of its own from the memory planner. Views whose twin is missing (e.g. view_as_real) stay and are counted in the
 statistic "kept-view".`,
 	Run: runToEdgeViews,
 }, ToDimOrderOps)

@@ -387,6 +387,9 @@ func (m *method) emitNode(n *ir.Node) error {
 		}
 		return nil
 	}
+	if n.Op == opETView {
+		return m.emitView(n)
+	}
 	if n.Op == opCond {
 		return m.emitCond(n)
 	}

@@ -44,10 +44,15 @@ func (u unionFind) union(a, b *ir.Value) {
 
 // aliasOf returns, for result i of n, the operand whose storage the result
 // shares, or nil: the matching out argument of an out variant, the mutated
-// operand of an in-place op, the base of a remaining view.
+// operand of an in-place op, the base of an et_view (exir's memory.view,
+// which replace-view-copy-with-view makes) or of a remaining view.
 func aliasOf(n *ir.Node, i int) *ir.Value {
 	info := n.Op.Info()
 	switch {
+	case n.Op == opETView:
+		if i == 0 && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
+			return n.Args[0].Value
+		}
 	case n.Op.Has(ir.PropOutVariant):
 		k := 0
 		for j, a := range info.Schema.Args {
@@ -129,7 +134,7 @@ func buildClasses(p *ir.Program, opt Options) ([]*class, *layout, error) {
 			}
 			order = append(order, r)
 			defAt[r] = l.pos[n]
-			if a := l.resolve(aliasOf(n, k)); a != nil && a.Tensor() != nil {
+			if a := l.storage(aliasOf(n, k)); a != nil && a.Tensor() != nil {
 				uf.union(a, r)
 			}
 			// getitem of a list result: the element exists from the list's producer on.

@@ -122,7 +122,7 @@ func TestTraceCheckerCatchesBugs(t *testing.T) {
 func TestRandomCondProgramsNeverOverlap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for iter := 0; iter < 150; iter++ {
-		src := randomCondProgram(r)
+		src := randomCondProgram(r, false)
 		p, err := ir.Parse([]byte(src), "random.fxir")
 		if err != nil {
 			t.Fatalf("iteration %d: %v\n%s", iter, err, src)
@@ -150,28 +150,36 @@ func TestRandomCondProgramsNeverOverlap(t *testing.T) {
 // randomCondProgram writes a program over f32 vectors: relu / neg / cat
 // nodes and conds (nested at most once) whose branches compute from their
 // inputs and return values of the operands' sizes, sometimes an input
-// itself or one value twice.
-func randomCondProgram(r *rand.Rand) string {
+// itself or one value twice. With views, some steps are et_view aliases
+// (never returned by a branch, as replace-view-copy-with-view keeps those).
+func randomCondProgram(r *rand.Rand, views bool) string {
 	var b strings.Builder
 	fresh := 0
 	name := func() string { fresh++; return fmt.Sprintf("v%d", fresh) }
 	type val struct {
 		name string
 		n    int
+		view bool
 	}
 	var body func(indent, pred string, vals []val, depth, steps int) []val
 	body = func(indent, pred string, vals []val, depth, steps int) []val {
 		for i := 0; i < steps; i++ {
 			a := vals[r.IntN(len(vals))]
+			if views && r.IntN(4) == 0 {
+				v := val{name(), a.n, true}
+				fmt.Fprintf(&b, "%s%%%s: f32[%d] = executorch_prim.et_view.default(%%%s, [%d])\n", indent, v.name, v.n, a.name, v.n)
+				vals = append(vals, v)
+				continue
+			}
 			switch k := r.IntN(8); {
 			case k < 3:
-				v := val{name(), a.n}
+				v := val{name(), a.n, false}
 				op := []string{"aten.relu.default", "aten.neg.default"}[r.IntN(2)]
 				fmt.Fprintf(&b, "%s%%%s: f32[%d] = %s(%%%s)\n", indent, v.name, v.n, op, a.name)
 				vals = append(vals, v)
 			case k < 5:
 				c := vals[r.IntN(len(vals))]
-				v := val{name(), a.n + c.n}
+				v := val{name(), a.n + c.n, false}
 				fmt.Fprintf(&b, "%s%%%s: f32[%d] = aten.cat.default([%%%s, %%%s])\n", indent, v.name, v.n, a.name, c.name)
 				vals = append(vals, v)
 			case depth < 2:
@@ -198,7 +206,7 @@ func randomCondProgram(r *rand.Rand) string {
 					pin := name()
 					decl := []string{"%" + pin + ": b8[]"}
 					for _, o := range ops {
-						v := val{name(), o.n}
+						v := val{name(), o.n, false}
 						ins = append(ins, v)
 						decl = append(decl, fmt.Sprintf("%%%s: f32[%d]", v.name, v.n))
 					}
@@ -209,7 +217,7 @@ func randomCondProgram(r *rand.Rand) string {
 						want := ops[resOf[j]].n
 						var cands []string
 						for _, v := range inner {
-							if v.n == want {
+							if v.n == want && !v.view {
 								cands = append(cands, "%"+v.name)
 							}
 						}
@@ -218,7 +226,7 @@ func randomCondProgram(r *rand.Rand) string {
 					fmt.Fprintf(&b, "%s  return %s\n%s}\n", indent, strings.Join(outs, ", "), indent)
 				}
 				for j := range resOf {
-					vals = append(vals, val{strings.TrimPrefix(res[j], "%"), ops[resOf[j]].n})
+					vals = append(vals, val{strings.TrimPrefix(res[j], "%"), ops[resOf[j]].n, false})
 				}
 			}
 		}
@@ -227,7 +235,7 @@ func randomCondProgram(r *rand.Rand) string {
 	var ins []val
 	decl := []string{"%p: b8[]"}
 	for i := 0; i < 1+r.IntN(3); i++ {
-		v := val{name(), 1 + r.IntN(40)}
+		v := val{name(), 1 + r.IntN(40), false}
 		ins = append(ins, v)
 		decl = append(decl, fmt.Sprintf("%%%s: f32[%d]", v.name, v.n))
 	}
@@ -334,6 +342,13 @@ func checkTrace(p *ir.Program, pl *plan.Plan, takeFalse map[*ir.Node]bool) error
 				step++
 				continue
 			}
+			if n.Op.String() == "executorch_prim.et_view.default" {
+				// An alias: its reads are its base's (the base lives on).
+				read(n.Args[0])
+				bind[n.Results[0]] = res(n.Args[0].Value)
+				step++
+				continue
+			}
 			for _, a := range n.Args {
 				read(a)
 			}
@@ -344,6 +359,9 @@ func checkTrace(p *ir.Program, pl *plan.Plan, takeFalse map[*ir.Node]bool) error
 		}
 	}
 	run(p.Main)
+	if err := checkViewsShareBase(p, pl, res); err != nil {
+		return err
+	}
 	for _, o := range p.Main.Outputs() {
 		read(o)
 	}

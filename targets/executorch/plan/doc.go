@@ -8,9 +8,13 @@
 // upper bound is an error naming the value and the symbol — widening is the
 // job of the widen-symbol-ranges pass (ET-PF01), and the planner never
 // invents a bound (ET-P10). Values that share storage (an out variant's
-// result and its memory.alloc out tensor, in-place results, remaining
-// aliasing views) form one storage class whose lifetime runs from the first
-// definition of a member to the last use of any member. Classes are placed
+// result and its memory.alloc out tensor, in-place results, et_view results
+// and their base — exir's memory.view, made by replace-view-copy-with-view,
+// whose base's lifetime thereby extends over the view's uses — and
+// remaining aliasing views) form one storage class whose lifetime runs from
+// the first definition of a member to the last use of any member; the
+// max-live lower bound counts each class once, so an alias never inflates
+// it. Classes are placed
 // greedily (several orders are tried, the smallest arena wins; exir's own
 // greedy order is tried first and wins ties, so small programs get exir's
 // offsets — exir.go), offsets aligned to 16 bytes, all in memory id 1 (ids are 1-based; id 0 is the

@@ -3,6 +3,8 @@ package plan_test
 import (
 	"fmt"
 
+	"github.com/fxport/fxport/ir"
+
 	"github.com/fxport/fxport/targets/executorch/plan"
 )
 
@@ -45,4 +47,24 @@ func liveTogether(a, b plan.Entry) bool {
 		}
 	}
 	return false
+}
+
+// checkViewsShareBase checks that every et_view of p is planned exactly
+// where the storage it aliases is (res maps a value to that storage: the
+// base, through region inputs and views of views).
+func checkViewsShareBase(p *ir.Program, pl *plan.Plan, res func(*ir.Value) *ir.Value) error {
+	for _, g := range p.Graphs() {
+		for _, n := range g.Nodes() {
+			if n.Op.String() != "executorch_prim.et_view.default" {
+				continue
+			}
+			v, base := n.Results[0], res(n.Results[0])
+			av, ok1 := pl.Lookup(v)
+			ab, ok2 := pl.Lookup(base)
+			if ok1 != ok2 || av.MemID != ab.MemID || av.Offset != ab.Offset {
+				return fmt.Errorf("view %s planned at %v (%v), its storage %s at %v (%v)", v, av, ok1, base, ab, ok2)
+			}
+		}
+	}
+	return nil
 }

@@ -3,10 +3,11 @@ package plan
 import "github.com/fxport/fxport/ir"
 
 var (
-	opCond  = ir.MustLookupOp("higher_order.cond")
-	opWhile = ir.MustLookupOp("higher_order.while_loop")
-	opScan  = ir.MustLookupOp("higher_order.scan")
-	opMap   = ir.MustLookupOp("higher_order.map_impl")
+	opETView = ir.MustLookupOp("executorch_prim.et_view.default")
+	opCond   = ir.MustLookupOp("higher_order.cond")
+	opWhile  = ir.MustLookupOp("higher_order.while_loop")
+	opScan   = ir.MustLookupOp("higher_order.scan")
+	opMap    = ir.MustLookupOp("higher_order.map_impl")
 )
 
 // ScanLoop is a counted loop over the leading dim of its xs: a
@@ -244,6 +245,20 @@ func (l *layout) resolve(v *ir.Value) *ir.Value {
 		v = l.operand[v]
 	}
 	return v
+}
+
+// storage is the value whose storage class an alias of v joins: resolve(v),
+// or v itself for a scan's xs slice input (a value with storage of its own
+// that resolve does not map). It is nil for v == nil and for a region input
+// bound to no value.
+func (l *layout) storage(v *ir.Value) *ir.Value {
+	if v == nil {
+		return nil
+	}
+	if _, ok := l.sliceDef[v]; ok {
+		return v
+	}
+	return l.resolve(v)
 }
 
 // planned reports whether g is the main graph or a cond or while region of it.

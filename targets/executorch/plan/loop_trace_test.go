@@ -155,6 +155,11 @@ func checkLoopTrace(p *ir.Program, pl *plan.Plan, trips int) error {
 					}
 				}
 				step++ // the exit
+			case n.Op.String() == "executorch_prim.et_view.default":
+				// An alias: its reads are its base's (the base lives on).
+				read(n.Args[0])
+				bind[n.Results[0]] = res(n.Args[0].Value)
+				step++
 			default:
 				for _, a := range n.Args {
 					read(a)
@@ -169,6 +174,9 @@ func checkLoopTrace(p *ir.Program, pl *plan.Plan, trips int) error {
 	run(p.Main)
 	for _, o := range p.Main.Outputs() {
 		read(o)
+	}
+	if err := checkViewsShareBase(p, pl, res); err != nil {
+		return err
 	}
 	var vals []*ir.Value
 	for v := range live {

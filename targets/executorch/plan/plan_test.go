@@ -170,7 +170,8 @@ graph forward(%x: f32[s0, 4]) {
 
 // Out variants share storage with their memory.alloc; a clone feeding the
 // output keeps its own storage (ET-P37); expand_copy is materialized at
-// its full size (ET-P09) and view_copy never aliases its base (ET-P35).
+// its full size (ET-P09); the view_copy feeding the clone (no output reads
+// it) becomes an et_view in its base's storage (ET-P35).
 func TestLoweredAliasing(t *testing.T) {
 	p := parse(t, `graph forward(%x: f32[1, 4]) {
   %e: f32[8, 4] = aten.expand.default(%x, [8, 4])
@@ -178,7 +179,7 @@ func TestLoweredAliasing(t *testing.T) {
   %c: f32[32] = aten.clone.default(%v)
   return %c
 }`)
-	lower(t, p)
+	lower(t, p, "decompose-to-core", "to-dim-order-ops", "to-edge-views", "to-executorch-prim", "replace-view-copy-with-view", "to-out-variants", "plan-memory")
 	pl, err := plan.Compute(p, plan.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +197,7 @@ func TestLoweredAliasing(t *testing.T) {
 			t.Errorf("%s survived lowering: %s", bad, got)
 		}
 	}
+	views := 0
 	for _, n := range p.Main.Nodes() {
 		r := n.Result()
 		if r == nil || r.Tensor() == nil {
@@ -206,6 +208,11 @@ func TestLoweredAliasing(t *testing.T) {
 		case "aten.expand_copy.out":
 			if a.Size != 8*4*4 {
 				t.Errorf("expand_copy planned at %d bytes, want 128 (materialized)", a.Size)
+			}
+		case "executorch_prim.et_view.default":
+			views++
+			if base, _ := pl.Lookup(n.Args[0].Value); base != a {
+				t.Errorf("et_view planned at %v, its base at %v", a, base)
 			}
 		case "dim_order_ops._clone_dim_order.out":
 			src, _ := pl.Lookup(n.Arg("self").Value)
@@ -219,6 +226,9 @@ func TestLoweredAliasing(t *testing.T) {
 				t.Errorf("%s: result %v and out tensor %v differ", n.Short(), a, out)
 			}
 		}
+	}
+	if views != 1 {
+		t.Errorf("%d et_views, want 1 (the view feeding the clone)", views)
 	}
 	rec, err := plan.Read(p)
 	if err != nil {

@@ -20,7 +20,7 @@ func TestRandomScanProgramsNeverOverlap(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	smaller := 0
 	for iter := 0; iter < 150; iter++ {
-		src := randomScanProgram(r)
+		src := randomScanProgram(r, false)
 		p, err := ir.Parse([]byte(src), "random_scan.fxir")
 		if err != nil {
 			t.Fatalf("iteration %d: %v\n%s", iter, err, src)
@@ -65,18 +65,25 @@ func TestRandomScanProgramsNeverOverlap(t *testing.T) {
 // carries of the main graph's vector sizes, additional inputs, a body of
 // relu / neg / add nodes, carries and step outputs chosen among the body's
 // values (computed ones, its inputs unchanged, a slice passed through).
-func randomScanProgram(r *rand.Rand) string {
+func randomScanProgram(r *rand.Rand, views bool) string {
 	var b strings.Builder
 	fresh := 0
 	name := func() string { fresh++; return fmt.Sprintf("v%d", fresh) }
 	type val struct {
 		name string
 		n    int
+		view bool // an et_view alias (never returned by a region)
 	}
 	ops := func(w *strings.Builder, indent string, vals []val, steps int) []val {
 		for i := 0; i < steps; i++ {
 			a := vals[r.IntN(len(vals))]
-			v := val{name(), a.n}
+			if views && r.IntN(4) == 0 {
+				v := val{name(), a.n, true}
+				fmt.Fprintf(w, "%s%%%s: f32[%d] = executorch_prim.et_view.default(%%%s, [%d])\n", indent, v.name, v.n, a.name, v.n)
+				vals = append(vals, v)
+				continue
+			}
+			v := val{name(), a.n, false}
 			var same []val
 			for _, c := range vals {
 				if c.n == a.n {
@@ -98,12 +105,12 @@ func randomScanProgram(r *rand.Rand) string {
 	var decl []string
 	var vals, xsPool []val
 	for i := 0; i < 1+r.IntN(3); i++ {
-		v := val{name(), 1 + r.IntN(40)}
+		v := val{name(), 1 + r.IntN(40), false}
 		vals = append(vals, v)
 		decl = append(decl, fmt.Sprintf("%%%s: f32[%d]", v.name, v.n))
 	}
 	for i := 0; i < 1+r.IntN(2); i++ {
-		v := val{name(), 1 + r.IntN(40)}
+		v := val{name(), 1 + r.IntN(40), false}
 		xsPool = append(xsPool, v)
 		decl = append(decl, fmt.Sprintf("%%%s: f32[%d, %d]", v.name, rows, v.n))
 	}
@@ -131,7 +138,7 @@ func randomScanProgram(r *rand.Rand) string {
 		var rvals []val
 		for _, group := range [][]val{carried, xs, extra} {
 			for _, v := range group {
-				w := val{name(), v.n}
+				w := val{name(), v.n, false}
 				rvals = append(rvals, w)
 				ins = append(ins, fmt.Sprintf("%%%s: f32[%d]", w.name, w.n))
 			}
@@ -144,17 +151,23 @@ func randomScanProgram(r *rand.Rand) string {
 		for _, c := range carried {
 			var cands []string
 			for _, v := range inner {
-				if v.n == c.n {
+				if v.n == c.n && !v.view {
 					cands = append(cands, "%"+v.name)
 				}
 			}
 			bouts = append(bouts, cands[r.IntN(len(cands))])
-			v := val{name(), c.n}
+			v := val{name(), c.n, false}
 			res = append(res, fmt.Sprintf("%%%s: f32[%d]", v.name, v.n))
 			resVals = append(resVals, v)
 		}
 		for k := 0; k < 1+r.IntN(2); k++ {
-			y := inner[r.IntN(len(inner))]
+			var plain []val
+			for _, v := range inner {
+				if !v.view {
+					plain = append(plain, v)
+				}
+			}
+			y := plain[r.IntN(len(plain))]
 			bouts = append(bouts, "%"+y.name)
 			res = append(res, fmt.Sprintf("%%%s: f32[%d, %d]", name(), rows, y.n))
 		}

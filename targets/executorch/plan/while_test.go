@@ -20,7 +20,7 @@ func TestRandomWhileProgramsNeverOverlap(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	smaller := 0
 	for iter := 0; iter < 150; iter++ {
-		src := randomWhileProgram(r)
+		src := randomWhileProgram(r, false)
 		p, err := ir.Parse([]byte(src), "random_while.fxir")
 		if err != nil {
 			t.Fatalf("iteration %d: %v\n%s", iter, err, src)
@@ -96,18 +96,25 @@ func TestWhileTraceCheckerCatchesBugs(t *testing.T) {
 // while_loops: a carried i64 counter and carried vectors, additional
 // vector inputs, a body of relu / neg / add nodes returning computed
 // values or its inputs unchanged, and main-graph nodes around the loops.
-func randomWhileProgram(r *rand.Rand) string {
+func randomWhileProgram(r *rand.Rand, views bool) string {
 	var b strings.Builder
 	fresh := 0
 	name := func() string { fresh++; return fmt.Sprintf("v%d", fresh) }
 	type val struct {
 		name string
 		n    int
+		view bool // an et_view alias (never returned by a region)
 	}
 	ops := func(indent string, vals []val, steps int) []val {
 		for i := 0; i < steps; i++ {
 			a := vals[r.IntN(len(vals))]
-			v := val{name(), a.n}
+			if views && r.IntN(4) == 0 {
+				v := val{name(), a.n, true}
+				fmt.Fprintf(&b, "%s%%%s: f32[%d] = executorch_prim.et_view.default(%%%s, [%d])\n", indent, v.name, v.n, a.name, v.n)
+				vals = append(vals, v)
+				continue
+			}
+			v := val{name(), a.n, false}
 			var same []val
 			for _, c := range vals {
 				if c.n == a.n {
@@ -128,7 +135,7 @@ func randomWhileProgram(r *rand.Rand) string {
 	var decl []string
 	var vals []val
 	for i := 0; i < 1+r.IntN(3); i++ {
-		v := val{name(), 1 + r.IntN(40)}
+		v := val{name(), 1 + r.IntN(40), false}
 		vals = append(vals, v)
 		decl = append(decl, fmt.Sprintf("%%%s: f32[%d]", v.name, v.n))
 	}
@@ -146,7 +153,7 @@ func randomWhileProgram(r *rand.Rand) string {
 		cargs, eargs := []string{"%n"}, []string{}
 		var out []val
 		for _, c := range carried {
-			v := val{name(), c.n}
+			v := val{name(), c.n, false}
 			out = append(out, v)
 			res = append(res, fmt.Sprintf("%%%s: f32[%d]", v.name, v.n))
 			cargs = append(cargs, "%"+c.name)
@@ -161,7 +168,7 @@ func randomWhileProgram(r *rand.Rand) string {
 			ins := []string{"%" + cnt + ": i64[]"}
 			var rvals []val
 			for _, v := range append(append([]val(nil), carried...), extra...) {
-				w := val{name(), v.n}
+				w := val{name(), v.n, false}
 				rvals = append(rvals, w)
 				ins = append(ins, fmt.Sprintf("%%%s: f32[%d]", w.name, w.n))
 			}

@@ -43,6 +43,9 @@ func (m *Method) kernelCall(k *etfb.KernelCallT) error {
 	if err != nil {
 		return fmt.Errorf("KernelCall: %w", err)
 	}
+	if op == opETView {
+		return m.etView(k)
+	}
 	sch := op.Info().Schema
 	nargs, nret := len(sch.Args), len(sch.Returns)
 	if len(k.Args) != nargs+nret && len(k.Args) != nargs {
