@@ -11,7 +11,10 @@ import (
 // memory.view).
 var opETView = ir.MustLookupOp("executorch_prim.et_view.default")
 
-// emitView emits an et_view node as exir's _emit_view does: the kernel call
+// emitView emits an et_view node as exir's _emit_view does. A view of static
+// shape whose storage is planned (its base's) needs no instruction: its
+// value aliases the base's bytes by its allocation alone. Otherwise (a
+// symbolic shape, or a base without planned storage) it is the kernel call
 // executorch_prim::et_view.default(self, size, out), the operator named with
 // the explicit overload "default" (the runtime looks up
 // "executorch_prim::et_view.default"), size a boxed IntList, and out a
@@ -48,6 +51,12 @@ func (m *method) emitView(n *ir.Node) error {
 		return n.Errorf("et_view result %s is planned at %s, its base %s at %s; they must share storage (re-run plan-memory)",
 			n.Results[0], allocString(view.AllocationInfo), n.Args[0].Value, allocString(base.AllocationInfo))
 	}
+	if view.AllocationInfo != nil && isStatic(n.Results[0].Type) {
+		// exir's _emit_view elides a static, memory-planned view: the
+		// result value already points at its base's bytes, so no kernel
+		// needs to run.
+		return nil
+	}
 	key := "executorch_prim::et_view.default"
 	op, ok := m.ops[key]
 	if !ok {
@@ -60,6 +69,20 @@ func (m *method) emitView(n *ir.Node) error {
 		Value: &etfb.KernelCallT{OpIndex: op, Args: []int32{self, size, out}},
 	}})
 	return nil
+}
+
+// isStatic reports whether t is a tensor type whose dims are all constants.
+func isStatic(t ir.Type) bool {
+	tt, ok := t.(*ir.TensorType)
+	if !ok {
+		return false
+	}
+	for _, d := range tt.Shape {
+		if _, ok := d.Const(); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func sameAllocation(a, b *etfb.AllocationDetailsT) bool {
