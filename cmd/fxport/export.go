@@ -5,15 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
-	etopenvino "github.com/fxport/fxport/targets/executorch/openvino"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/fxport/fxport/internal/atomicfile"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
+	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
+	etopenvino "github.com/fxport/fxport/targets/executorch/openvino"
 	"github.com/fxport/fxport/targets/onnx"
 	pt2target "github.com/fxport/fxport/targets/pt2"
 )
@@ -335,34 +336,5 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 	if dest == "" {
 		return nil
 	}
-	return writeFileAtomic(dest, []byte(ir.Print(p)))
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it
-// into place, so a failure never leaves a half-written output.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteBytes(dest, []byte(ir.Print(p)))
 }

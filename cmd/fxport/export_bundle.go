@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/fxport/fxport/internal/atomicfile"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/targets/executorch/bundle"
 	etemit "github.com/fxport/fxport/targets/executorch/emit"
@@ -77,13 +78,13 @@ func writeBundled(p *ir.Program, path string, opts etemit.Options, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	paths := []string{path}
-	writes := []func(io.Writer) error{func(w io.Writer) error { _, err := w.Write(bp); return err }}
+	files := []atomicfile.File{{Path: path, Write: func(w io.Writer) error { _, err := w.Write(bp); return err }}}
 	if len(data) > 0 {
-		paths = append(paths, ptdPath(path))
-		writes = append(writes, func(w io.Writer) error { return pte.WritePTD(w, data, etemit.PTDOptions) })
+		files = append([]atomicfile.File{{Path: ptdPath(path), Write: func(w io.Writer) error {
+			return pte.WritePTD(w, data, etemit.PTDOptions)
+		}}}, files...)
 	}
-	if err := writeFilesAtomic(paths, writes); err != nil {
+	if err := atomicfile.WriteAll(files...); err != nil {
 		return err
 	}
 	for i, o := range origins {

@@ -2,6 +2,8 @@ package onnx
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,5 +155,52 @@ func TestExternalDataWrite(t *testing.T) {
 	again, _ := os.ReadFile(path)
 	if !bytes.Equal(again, data) {
 		t.Error("rewrite differs")
+	}
+}
+
+// failingSource is a weight source whose bytes cannot be read.
+type failingSource struct{ size int64 }
+
+func (s failingSource) Open() (io.ReadCloser, error) { return nil, errors.New("disk gone") }
+func (s failingSource) Size() int64                  { return s.size }
+func (s failingSource) String() string               { return "failing()" }
+
+// TestExternalDataWriteFailureLeavesNothing: a weight that cannot be read
+// while the .data file streams leaves neither file (nor a temporary), keeps
+// an earlier output untouched, and the model's tensors carry no external
+// references afterwards.
+func TestExternalDataWriteFailureLeavesNothing(t *testing.T) {
+	p := runPipeline(t, loadExample(t))
+	m, err := Emit(p, Options{ExternalThreshold: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.weights) == 0 {
+		t.Fatal("no external weights")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.onnx")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	last := m.weights[len(m.weights)-1]
+	broken := *last.w
+	broken.Source = failingSource{size: last.w.Source.Size()}
+	last.w = &broken
+	err = m.Write(path)
+	if err == nil || !strings.Contains(err.Error(), "disk gone") || !strings.Contains(err.Error(), "m.onnx.data") {
+		t.Fatalf("error %v, want the source's error naming m.onnx.data", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "m.onnx" {
+		t.Errorf("directory holds %v, want only the earlier m.onnx", entries)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old" {
+		t.Errorf("earlier output changed to %q", got)
+	}
+	for _, pw := range m.weights {
+		if pw.tensor.ExternalData != nil || pw.tensor.DataLocation != nil {
+			t.Errorf("%s keeps external-data fields after the failed write", pw.w.Name)
+		}
 	}
 }

@@ -3,12 +3,12 @@ package onnx
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/fxport/fxport/internal/atomicfile"
 	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
 )
 
@@ -48,71 +48,63 @@ func marshal(mp *pb.ModelProto) ([]byte, error) {
 // Write writes the model to path. Pending (large) initializers are streamed
 // from their weight source into path+".data", each at a 4 KiB-aligned
 // offset, and referenced as external data. Both files are written to
-// temporaries and renamed into place, so a failure leaves no partial output.
+// temporaries and renamed into place (the .data first), so a failure leaves
+// no partial output.
 func (m *Model) Write(path string) error {
-	dir := filepath.Dir(path)
-	sidecar := filepath.Base(path) + ".data"
-	if len(m.weights) > 0 {
-		tmp, err := os.CreateTemp(dir, "."+sidecar+".tmp*")
+	if len(m.weights) == 0 {
+		data, err := m.Marshal()
 		if err != nil {
 			return err
 		}
-		tmpName := tmp.Name()
-		fail := func(err error) error {
-			tmp.Close()
-			os.Remove(tmpName)
-			for _, pw := range m.weights {
-				pw.tensor.ExternalData, pw.tensor.DataLocation = nil, nil
-			}
-			return fmt.Errorf("writing %s: %w", filepath.Join(dir, sidecar), err)
-		}
-		var off int64
-		for _, pw := range m.weights {
-			if pad := (pageSize - off%pageSize) % pageSize; pad > 0 {
-				if _, err := tmp.Write(make([]byte, pad)); err != nil {
-					return fail(err)
-				}
-				off += pad
-			}
-			n, err := streamWeight(tmp, pw)
-			if err != nil {
-				return fail(err)
-			}
-			loc := pb.TensorProto_EXTERNAL
-			pw.tensor.DataLocation = &loc
-			pw.tensor.ExternalData = []*pb.StringStringEntryProto{
-				{Key: strPtr("location"), Value: strPtr(sidecar)},
-				{Key: strPtr("offset"), Value: strPtr(strconv.FormatInt(off, 10))},
-				{Key: strPtr("length"), Value: strPtr(strconv.FormatInt(n, 10))},
-			}
-			off += n
-		}
-		if err := tmp.Close(); err != nil {
-			os.Remove(tmpName)
-			return err
-		}
-		data, err := marshal(m.Proto)
+		return atomicfile.WriteBytes(path, data)
+	}
+	sidecar := filepath.Base(path) + ".data"
+	// The external-data references exist only while the model is written.
+	defer func() {
 		for _, pw := range m.weights {
 			pw.tensor.ExternalData, pw.tensor.DataLocation = nil, nil
 		}
+	}()
+	return atomicfile.WriteAll(
+		atomicfile.File{Path: filepath.Join(filepath.Dir(path), sidecar), Write: func(w io.Writer) error {
+			return m.writeExternalData(w, sidecar)
+		}},
+		atomicfile.File{Path: path, Write: func(w io.Writer) error {
+			data, err := marshal(m.Proto)
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(data)
+			return err
+		}},
+	)
+}
+
+// writeExternalData streams the pending initializers into w (the file named
+// sidecar) at 4 KiB-aligned offsets and points each tensor at its bytes.
+func (m *Model) writeExternalData(w io.Writer, sidecar string) error {
+	var off int64
+	for _, pw := range m.weights {
+		if pad := (pageSize - off%pageSize) % pageSize; pad > 0 {
+			if _, err := w.Write(make([]byte, pad)); err != nil {
+				return err
+			}
+			off += pad
+		}
+		n, err := streamWeight(w, pw)
 		if err != nil {
-			os.Remove(tmpName)
 			return err
 		}
-		if err := writeAtomic(path, data); err != nil {
-			os.Remove(tmpName)
-			return err
+		loc := pb.TensorProto_EXTERNAL
+		pw.tensor.DataLocation = &loc
+		pw.tensor.ExternalData = []*pb.StringStringEntryProto{
+			{Key: strPtr("location"), Value: strPtr(sidecar)},
+			{Key: strPtr("offset"), Value: strPtr(strconv.FormatInt(off, 10))},
+			{Key: strPtr("length"), Value: strPtr(strconv.FormatInt(n, 10))},
 		}
-		if err := os.Chmod(tmpName, 0o644); err != nil {
-			return err
-		}
-		return os.Rename(tmpName, filepath.Join(dir, sidecar))
+		off += n
 	}
-	data, err := m.Marshal()
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, data)
+	return nil
 }
 
 // streamWeight copies a weight's bytes into w; a contiguous weight is
@@ -141,30 +133,4 @@ func streamWeight(w io.Writer, pw *pendingWeight) (int64, error) {
 	}
 	n, err := w.Write(data)
 	return int64(n), err
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
 }

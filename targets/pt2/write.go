@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	frontend "github.com/fxport/fxport/frontends/pt2"
+	"github.com/fxport/fxport/internal/atomicfile"
 	"github.com/fxport/fxport/internal/pt2schema"
 	"github.com/fxport/fxport/ir"
 )
@@ -40,37 +40,13 @@ func Write(p *ir.Program, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	z := newZipWriter(tmp)
-	if err := writeArchive(z, p, plan, root, model); err != nil {
-		return fail(err)
-	}
-	if err := z.close(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error {
+		z := newZipWriter(w)
+		if err := writeArchive(z, p, plan, root, model); err != nil {
+			return err
+		}
+		return z.close()
+	})
 }
 
 // archiveRoot is the root folder torch uses for a file: its base name

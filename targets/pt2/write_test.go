@@ -200,7 +200,7 @@ func TestWriteErrors(t *testing.T) {
 			p := base()
 			c.mangle(p)
 			err := Write(p, filepath.Join(dir, "x.pt2"))
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), filepath.Join(dir, "x.pt2")+": ") {
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), filepath.Join(dir, "x.pt2")+": ") {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
 			left, _ := os.ReadDir(dir)

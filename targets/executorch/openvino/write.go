@@ -1,13 +1,12 @@
 package openvino
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/fxport/fxport/internal/atomicfile"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/targets/executorch/plan"
 	"github.com/fxport/fxport/targets/executorch/pte"
@@ -57,45 +56,10 @@ func Write(ctx context.Context, p *ir.Program, ptePath string, o Options) error 
 	if err != nil {
 		return err
 	}
-	return writeAtomic(ptePath, func(w io.Writer) error {
+	return atomicfile.Write(ptePath, func(w io.Writer) error {
 		if err := pte.Write(w, f); err != nil {
 			return fmt.Errorf("openvino: encoding %s: %w", ptePath, err)
 		}
 		return nil
 	})
-}
-
-// writeAtomic streams write's output to a temporary file beside path and
-// renames it into place only when everything succeeded; the temporary file
-// is removed otherwise.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := f.Name()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := write(bw); err != nil {
-		f.Close()
-		os.Remove(name)
-		return err // names the file
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
