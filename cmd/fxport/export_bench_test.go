@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/fxport/fxport/internal/memstat"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	etemit "github.com/fxport/fxport/targets/executorch/emit"
@@ -110,31 +107,19 @@ func bigProgram(tb testing.TB, weights int) *ir.Program {
 	return p
 }
 
-// vmHWM is the process's peak resident set size in bytes.
+// vmHWM is the process's peak resident set size in bytes (skips where
+// Linux's VmHWM is unavailable).
 func vmHWM(tb testing.TB) int64 {
-	f, err := os.Open("/proc/self/status")
+	n, err := memstat.PeakRSS()
 	if err != nil {
-		tb.Skip("no /proc/self/status")
+		tb.Skipf("peak RSS: %v", err)
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	tb.Skip("no VmHWM in /proc/self/status")
-	return 0
+	return n
 }
 
-// resetHWM lowers VmHWM to the current RSS (Linux: clear_refs 5).
+// resetHWM lowers the peak RSS to the current RSS.
 func resetHWM(tb testing.TB) {
-	runtime.GC()
-	debug.FreeOSMemory()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+	if err := memstat.ResetPeak(); err != nil {
 		tb.Skipf("cannot reset the peak RSS: %v", err)
 	}
 }
