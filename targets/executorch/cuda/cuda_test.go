@@ -36,13 +36,23 @@ func partitioned(t *testing.T, src string) *ir.Program {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Call == nil {
+	if len(res.Calls) == 0 {
 		t.Fatalf("nothing partitioned:\n%s", ir.Print(p))
 	}
 	if err := ir.Verify(p); err != nil {
 		t.Fatalf("partitioned program does not verify: %v\n%s", err, ir.Print(p))
 	}
 	return p
+}
+
+// only returns p's one CudaBackend call.
+func only(t *testing.T, p *ir.Program) *ir.Node {
+	t.Helper()
+	calls := FindCalls(p)
+	if len(calls) != 1 {
+		t.Fatalf("%d CudaBackend calls, want 1:\n%s", len(calls), ir.Print(p))
+	}
+	return calls[0]
 }
 
 func TestPartitionTypesRegionOnCUDA(t *testing.T) {
@@ -69,7 +79,7 @@ func TestPartitionLeavesHostOnlyProgramAlone(t *testing.T) {
 	src := "symbol s0: [1, 8] hint 2\ngraph forward(%x: bf16[s0]) {\n  %sym_size: Sym(s0) = aten.sym_size.int(%x, 0)\n  return %sym_size\n}\n"
 	p := parse(t, src)
 	res, err := Partition(p)
-	if err != nil || res.Call != nil || len(res.Host) != 1 {
+	if err != nil || len(res.Calls) != 0 || len(res.Host) != 1 {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 	if ir.Print(p) != ir.Print(parse(t, src)) {
@@ -79,10 +89,7 @@ func TestPartitionLeavesHostOnlyProgramAlone(t *testing.T) {
 
 func TestRegionProgramIsStandaloneATen(t *testing.T) {
 	p := partitioned(t, prog)
-	call, err := FindCall(p)
-	if err != nil || call == nil {
-		t.Fatalf("call %v err %v", call, err)
-	}
+	call := only(t, p)
 	rp, err := RegionProgram(p, call)
 	if err != nil {
 		t.Fatal(err)
@@ -122,10 +129,7 @@ graph forward(%x: f32[s0, 3]) {
 `,
 	} {
 		p := partitioned(t, src)
-		call, err := FindCall(p)
-		if err != nil || call == nil {
-			t.Fatalf("%s: call %v err %v", name, call, err)
-		}
+		call := only(t, p)
 		for _, a := range call.Args[2:] {
 			if a.Value.Tensor() == nil {
 				t.Errorf("%s: delegate operand %s is not a tensor:\n%s", name, a.Value, ir.Print(p))
@@ -143,5 +147,176 @@ graph forward(%x: f32[s0, 3]) {
 		if n := len(region.Nodes()); n < 3 {
 			t.Errorf("%s: region has %d nodes:\n%s", name, n, text)
 		}
+	}
+}
+
+// A SymInt that equals no dim but is an expression in them (s0*2) is
+// computed in the region from sym_size of its tensor input; one that is
+// not (a data-dependent item() of an input) is passed as a 0-dim int64
+// device tensor and unboxed in the region. Either way the delegate call
+// takes tensors only.
+func TestPartitionPassesSymInts(t *testing.T) {
+	for _, c := range []struct {
+		name, src       string
+		computed, boxed int
+		region, host    []string
+	}{
+		{"expression", `symbol s0: [1, 8] hint 2
+graph forward(%x: f32[s0, 4]) {
+  %sym_size: Sym(s0) = aten.sym_size.int(%x, 0)
+  %twice: Sym(2*s0) = operator.mul(%sym_size, 2)
+  %relu: f32[s0, 4] = aten.relu.default(%x)
+  %view: f32[2*s0, 2] = aten.view.default(%relu, [%twice, 2])
+  %mul: f32[2*s0, 2] = aten.mul.Tensor(%view, %view)
+  return %mul
+}
+`, 1, 0, []string{
+			"= aten.sym_size.int(%x, 0)",
+			"%twice: Sym(2*s0) = operator.mul(",
+			"aten.view.default(%relu, [%twice, 2])",
+			"%mul: f32[2*s0, 2]@cuda:0 = aten.mul.Tensor(%view, %view)",
+		}, nil},
+		{"names", `symbol s0: [1, 8] hint 2
+graph forward(%x: f32[s0, 4]) {
+  %sym_size: Sym(s0) = aten.sym_size.int(%x, 0)
+  %m: Sym(2*s0) = operator.mul(%sym_size, 2)
+  %e: Sym(2*s0 + 1) = operator.add(%m, 1)
+  %relu: f32[s0, 4] = aten.relu.default(%x)
+  %sum: f32[] = aten.sum.default(%relu)
+  %full: f32[2*s0 + 1, 4] = aten.full.default([%e, 4], 1.0)
+  %mul: f32[2*s0 + 1, 4] = aten.mul.Tensor(%full, %sum)
+  return %mul
+}
+`, 1, 0, []string{
+			"%e: Sym(2*s0 + 1) = operator.add(",
+			"%mul_sym: Sym(2*s0) = operator.mul(",
+			"aten.full.default([%e, 4], 1.0, device=device(\"cuda:0\"))",
+			"%mul: f32[2*s0 + 1, 4]@cuda:0 = aten.mul.Tensor(%full, %sum)",
+		}, nil},
+		{"item", `graph forward(%x: f32[4], %n: i64[]) {
+  %item: Sym(u0) = aten._local_scalar_dense.default(%n)
+  %mul: f32[4] = aten.mul.Scalar(%x, %item)
+  return %mul
+}
+`, 0, 1, []string{
+			"%item: Sym(u0) = aten._local_scalar_dense.default(%item_box_cuda)",
+			"aten.mul.Scalar(%x, %item)",
+		}, []string{
+			"%item_box: i64[] = aten.full.default([], %item, dtype=torch.int64)",
+			"%item_box_cuda: i64[]@cuda:0 = aten._to_copy.default(%item_box, device=device(\"cuda:0\"))",
+		}},
+	} {
+		p := parse(t, c.src)
+		res, err := Partition(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if err := ir.Verify(p); err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, ir.Print(p))
+		}
+		text := ir.Print(p)
+		if len(res.Calls) != 1 || res.Computed != c.computed || res.Boxed != c.boxed {
+			t.Errorf("%s: %d calls, %d computed, %d boxed:\n%s", c.name, len(res.Calls), res.Computed, res.Boxed, text)
+			continue
+		}
+		call := res.Calls[0]
+		for _, a := range call.Args[2:] {
+			if a.Value.Tensor() == nil {
+				t.Errorf("%s: delegate operand %s is not a tensor:\n%s", c.name, a.Value, text)
+			}
+		}
+		region := ir.Print(p)
+		for _, want := range append(c.region, c.host...) {
+			if !strings.Contains(region, want) {
+				t.Errorf("%s: lacks %q:\n%s", c.name, want, text)
+			}
+		}
+		if _, err := RegionProgram(p, call); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// A tensor node that reads a host value no partition can take (a list
+// computed on the host from a partition's result) stays on the host, with
+// the reason, and so does the rest of its chain until a tensor comes out
+// of it.
+func TestPartitionKeepsUnpassableReadersOnHost(t *testing.T) {
+	p := parse(t, `graph forward(%x: f32[4]) {
+  %relu: f32[4] = aten.relu.default(%x)
+  %split: list<f32[2]> = aten.split.Tensor(%relu, 2)
+  %getitem: f32[2] = operator.getitem(%split, 0)
+  %neg: f32[2] = aten.neg.default(%getitem)
+  return %neg
+}
+`)
+	res, err := Partition(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.Verify(p); err != nil {
+		t.Fatalf("%v\n%s", err, ir.Print(p))
+	}
+	reasons := map[string]string{}
+	for _, h := range res.Host {
+		reasons[h.Node.Results[0].Name] = h.Reason
+	}
+	if !strings.Contains(reasons["getitem"], "cannot be passed to a CUDA partition") || len(res.Calls) != 2 {
+		t.Errorf("%d calls, host %v:\n%s", len(res.Calls), reasons, ir.Print(p))
+	}
+}
+
+// Three partitions split by two host item()s: each later partition takes
+// the earlier device results directly, so the only device→host copies are
+// the ones the host nodes and the return read.
+func TestPartitionChainsDeviceResults(t *testing.T) {
+	p := parse(t, `graph forward(%x: f32[4], %n: i64[4]) {
+  %relu: f32[4] = aten.relu.default(%x)
+  %sum: i64[] = aten.sum.default(%n)
+  %a: Sym(u0) = aten._local_scalar_dense.default(%sum)
+  %mul: f32[4] = aten.mul.Scalar(%relu, %a)
+  %gt: b8[4] = aten.gt.Scalar(%mul, 0)
+  %cnt: i64[] = aten.sum.default(%gt)
+  %b: Sym(u1) = aten._local_scalar_dense.default(%cnt)
+  %mul_1: f32[4] = aten.mul.Scalar(%mul, %b)
+  %add_1: f32[4] = aten.add.Tensor(%mul_1, %relu)
+  return %add_1
+}
+`)
+	res, err := Partition(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.Verify(p); err != nil {
+		t.Fatalf("%v\n%s", err, ir.Print(p))
+	}
+	text := ir.Print(p)
+	if len(res.Calls) != 3 {
+		t.Fatalf("%d calls, want 3:\n%s", len(res.Calls), text)
+	}
+	d2h, h2d := 0, 0
+	for _, n := range p.Main.Nodes() {
+		if isDeviceCopy(n) {
+			if n.Results[0].Tensor().Device == Device {
+				h2d++
+			} else {
+				d2h++
+			}
+		}
+	}
+	// Host reads: sum (for %a), cnt (for %b), the result. Copies in: x,
+	// n, and the two boxed items.
+	if d2h != 3 || h2d != 4 {
+		t.Errorf("%d device→host and %d host→device copies, want 3 and 4:\n%s", d2h, h2d, text)
+	}
+	last := res.Calls[2]
+	direct := 0
+	for _, a := range last.Args[2:] {
+		if a.Value.Def != nil && isCudaCall(a.Value.Def) {
+			direct++
+		}
+	}
+	if direct < 2 {
+		t.Errorf("the last partition takes %d earlier device results directly:\n%s", direct, text)
 	}
 }

@@ -45,10 +45,11 @@ type Host struct {
 
 // Result says what Partition did.
 type Result struct {
-	// Call is the CudaBackend delegate call; nil when nothing was claimed.
-	Call *ir.Node
-	// Nodes is the number of nodes moved into the region (0 when the
-	// program already had its CUDA partition).
+	// Calls are the CudaBackend delegate calls, in graph order; empty when
+	// nothing was claimed.
+	Calls []*ir.Node
+	// Nodes is the number of nodes moved into the regions (0 when the
+	// program already had its CUDA partitions).
 	Nodes int
 	// Existing is true when the program already held a CudaBackend call.
 	Existing bool
@@ -59,6 +60,10 @@ type Result struct {
 	// Reanchored counts the sym_size nodes pointed from an intermediate
 	// tensor at a graph input (symsize.go).
 	Reanchored int
+	// Computed counts the SymInt operands a region recomputes from the
+	// dims of its tensor inputs; Boxed those passed as 0-dim device
+	// tensors (symsize.go).
+	Computed, Boxed int
 }
 
 // MethodName is the compile spec method_name of p (ET-B04): the program
@@ -70,19 +75,16 @@ func MethodName(p *ir.Program) string {
 	return "forward"
 }
 
-// FindCall returns the CudaBackend delegate call of p's main graph, nil if
-// there is none, or an error when there are several.
-func FindCall(p *ir.Program) (*ir.Node, error) {
-	var call *ir.Node
+// FindCalls returns the CudaBackend delegate calls of p's main graph in
+// graph order.
+func FindCalls(p *ir.Program) []*ir.Node {
+	var calls []*ir.Node
 	for _, n := range p.Main.Nodes() {
 		if isCudaCall(n) {
-			if call != nil {
-				return nil, fmt.Errorf("cuda: graph forward has two CudaBackend delegate calls (%s and %s); the packager supports one", call.Short(), n.Short())
-			}
-			call = n
+			calls = append(calls, n)
 		}
 	}
-	return call, nil
+	return calls
 }
 
 func isCudaCall(n *ir.Node) bool {
@@ -122,70 +124,101 @@ func isDeviceCopy(n *ir.Node) bool {
 
 // Partition claims the supported part of p's main graph for the CUDA
 // backend: every node except host-only ones (assertions and symbolic
-// constraints, nodes with non-tensor results such as sym_size and SymInt
-// arithmetic, control flow, device copies, other delegates) and except
-// nodes that read a host node computed from the partition (which would make
-// the region non-convex). The claimed nodes move, unchanged but typed on
-// Device, into the region of one
+// constraints, nodes with non-tensor results such as sym_size, SymInt
+// arithmetic and item(), control flow, device copies, other delegates, and
+// nodes reading a host value that cannot be passed to a partition — a
+// list, say — computed from one). The claimed nodes form partitions
+// 0, 1, …: a node goes into the lowest partition that follows everything
+// it reads — the partitions of the claimed nodes it reads, and one past
+// the last partition a host value it reads depends on — so a host node in
+// the middle of the graph (an item() of a partition's result, a cond)
+// splits the device work in two, and each partition is convex. Each
+// partition moves, unchanged but typed on Device, into the region of its
+// own
 //
 //	%out… = higher_order.executorch_call_delegate(^cuda_partition, "CudaBackend", %in…)
 //
-// placed where the last claimed node was; tensor operands that are not
-// constant placeholders get a host→device copy _to_copy(device=cuda:0) and
-// each result a device→host copy _to_copy(device=cpu) that takes over the
+// placed where its last node was (outline). Tensor operands made on the
+// host get a host→device copy _to_copy(device=cuda:0); results of an
+// earlier partition are passed as the device tensors that partition
+// returned (no round trip through the host); each result read on the host
+// gets a device→host copy _to_copy(device=cpu) that takes over the
 // original value's name and uses. Constant placeholders (parameters,
 // buffers, lifted constants) are direct operands: their bytes go into the
-// compiled partition's weights. The call's metadata records the compile
-// spec method_name (MethodName). A program that already has a CudaBackend
-// call is left alone; one with nothing to claim too (Result.Call nil).
+// compiled partition's weights. SymInt operands are recomputed in the
+// region from its tensor inputs' dims, or passed as 0-dim device tensors
+// (symsize.go). Each call's metadata records the compile spec method_name
+// (MethodName). A program that already has a CudaBackend call is left
+// alone; one with nothing to claim too (Result.Calls empty).
 func Partition(p *ir.Program) (*Result, error) {
 	if p == nil || p.Main == nil {
 		return nil, fmt.Errorf("cuda partition: no program")
 	}
-	existing, err := FindCall(p)
-	if err != nil {
-		return nil, err
-	}
-	if existing != nil {
-		return &Result{Call: existing, Existing: true}, nil
+	if existing := FindCalls(p); len(existing) > 0 {
+		return &Result{Calls: existing, Existing: true}, nil
 	}
 	res := &Result{Reanchored: reanchorSymSizes(p)}
-	claimed := map[*ir.Node]bool{}
-	tainted := map[*ir.Node]bool{} // host nodes that read the partition
-	var group []*ir.Node
+	part := map[*ir.Node]int{}  // claimed node → its partition
+	after := map[*ir.Node]int{} // host node → the last partition it depends on (-1: none)
+	var groups [][]*ir.Node
 	for _, n := range p.Main.Nodes() {
 		reason := hostReason(n)
-		readsClaim, readsTaint := false, false
+		dep, need := -1, 0
 		for _, v := range n.Operands() {
-			if v.Def != nil {
-				readsClaim = readsClaim || claimed[v.Def]
-				if tainted[v.Def] {
-					readsTaint = true
-					if reason == "" {
-						reason = fmt.Sprintf("reads %s, a host value computed from the partition", v)
-					}
-				}
+			if k, ok := part[v.Def]; ok && v.Def != nil {
+				dep, need = max(dep, k), max(need, k)
+				continue
+			}
+			if a, ok := after[v.Def]; ok && v.Def != nil && a >= 0 {
+				dep, need = max(dep, a), max(need, a+1)
+			}
+			if reason == "" && !passable(v) {
+				reason = fmt.Sprintf("reads the host value %s (%s), which cannot be passed to a CUDA partition", v, v.Type)
 			}
 		}
 		if reason != "" {
-			if readsClaim || readsTaint {
-				tainted[n] = true
-			}
+			after[n] = dep
 			res.Host = append(res.Host, Host{n, reason})
 			continue
 		}
-		claimed[n] = true
-		group = append(group, n)
+		part[n] = need
+		for len(groups) <= need {
+			groups = append(groups, nil)
+		}
+		groups[need] = append(groups[need], n)
 	}
-	if len(group) == 0 {
-		return res, nil
+	for k, group := range groups {
+		if len(group) == 0 {
+			continue // cannot happen: partition k+1 needs a host node after k
+		}
+		later := func(n *ir.Node) bool {
+			if j, ok := part[n]; ok {
+				return j > k
+			}
+			a, ok := after[n]
+			return ok && a >= k
+		}
+		o, err := outline(p, group, later)
+		if err != nil {
+			return nil, err
+		}
+		res.Calls = append(res.Calls, o.call)
+		res.Nodes += len(group)
+		res.Copies += o.copies
+		res.Computed += o.computed
+		res.Boxed += o.boxed
 	}
-	call, copies, err := outline(p, group, claimed, tainted)
-	if err != nil {
-		return nil, err
-	}
-	res.Call, res.Nodes, res.Copies = call, len(group), copies
 	return res, nil
+}
+
+// passable reports a value a partition can take as an operand: a tensor, or
+// a SymInt, SymFloat, SymBool or Python scalar (symsize.go).
+func passable(v *ir.Value) bool {
+	if v.Tensor() != nil {
+		return true
+	}
+	_, ok := boxDType(v.Type)
+	return ok
 }
 
 // onDevice returns t typed on Device (non-tensors unchanged).

@@ -1,22 +1,30 @@
 package cuda
 
 import (
+	"fmt"
+
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/ir/sym"
 )
 
 // Symbolic sizes and the partition. sym_size has a SymInt result, so it
-// stays on the host; a claimed node reading it would make the SymInt a
-// delegate operand, which the CUDA runtime cannot take (it passes device
-// tensors only, pte-format.md §9.2). Two rewrites avoid that:
+// stays on the host; a claimed node reading it makes the SymInt a region
+// input, which the CUDA runtime cannot take as such (it passes device
+// tensors only, pte-format.md §9.2). Three rewrites deal with that:
 //
 //   - reanchorSymSizes (before partitioning): sym_size.int(%t, d) of an
 //     intermediate %t whose size equals a dim of a graph input reads the
-//     input instead, so it no longer depends on the partition and the
-//     nodes reading it can still be claimed;
-//   - anchorSymInputs (while outlining): a SymInt the region would take as
-//     input is recomputed inside the region by sym_size.int of a region
-//     tensor input that has a dim equal to it.
+//     input instead, so it no longer depends on a partition;
+//   - symBuilder (while outlining): a SymInt the region reads that is an
+//     expression in the dims of the region's tensor inputs (s0, s0*2,
+//     s0*s1 + 1, …) is recomputed inside the region from sym_size.int of
+//     those inputs and Python sym arithmetic (operator.add/mul/floordiv/
+//     mod, torch.sym_min/sym_max), the ops torch.export itself records;
+//   - boxing (while outlining): any other SymInt, SymFloat, SymBool or
+//     Python scalar the region reads (a data-dependent item(), say) is
+//     passed as a 0-dim device tensor: full([], v, dtype=int64/float64/
+//     bool) on the host, a host→device copy, and _local_scalar_dense in
+//     the region, which AOTInductor compiles as a data-dependent value.
 
 var opSymSize = ir.MustLookupOp("aten.sym_size.int")
 
@@ -74,25 +82,141 @@ func reanchorSymSizes(p *ir.Program) int {
 	return count
 }
 
-// anchorSymInputs splits the would-be region inputs: SymInts equal to a dim
-// of a tensor input are returned in anchored (value → tensor input and
-// dim), the rest in kept, in order.
-func anchorSymInputs(inputs []*ir.Value) (kept []*ir.Value, anchored []anchor) {
-	for _, v := range inputs {
-		if st, ok := v.Type.(*ir.SymIntType); ok {
-			if t, d, ok := findDim(st.Expr, inputs); ok {
-				anchored = append(anchored, anchor{v, t, d})
-				continue
-			}
-		}
-		kept = append(kept, v)
+var (
+	opFull             = ir.MustLookupOp("aten.full.default")
+	opLocalScalarDense = ir.MustLookupOp("aten._local_scalar_dense.default")
+	symOps             = map[sym.Op]ir.Op{
+		sym.OpAdd:      ir.MustLookupOp("operator.add"),
+		sym.OpMul:      ir.MustLookupOp("operator.mul"),
+		sym.OpFloorDiv: ir.MustLookupOp("operator.floordiv"),
+		sym.OpMod:      ir.MustLookupOp("operator.mod"),
+		sym.OpMin:      ir.MustLookupOp("torch.sym_min"),
+		sym.OpMax:      ir.MustLookupOp("torch.sym_max"),
 	}
-	return kept, anchored
+)
+
+// symExpr returns the expression of a SymInt value (false for anything
+// else, or an unknown expression).
+func symExpr(v *ir.Value) (sym.Expr, bool) {
+	st, ok := v.Type.(*ir.SymIntType)
+	if !ok || !st.Expr.IsValid() {
+		return sym.Expr{}, false
+	}
+	return st.Expr, true
 }
 
-// anchor is a SymInt recomputed in the region as sym_size.int(tensor, dim).
-type anchor struct {
-	v      *ir.Value
-	tensor *ir.Value
-	dim    int
+// canBuild reports whether e can be computed from the dims of tensors:
+// it is a constant, equals a dim, or is a sum, product, power, floor
+// division, modulo, min or max of such expressions.
+func canBuild(e sym.Expr, tensors []*ir.Value) bool {
+	if !e.IsValid() {
+		return false
+	}
+	if _, ok := e.Const(); ok {
+		return true
+	}
+	if _, _, ok := findDim(e, tensors); ok {
+		return true
+	}
+	switch e.Op() {
+	case sym.OpPow:
+		args := e.Args()
+		n, ok := args[1].Const()
+		return ok && n <= 64 && canBuild(args[0], tensors)
+	case sym.OpAdd, sym.OpMul, sym.OpFloorDiv, sym.OpMod, sym.OpMin, sym.OpMax:
+		for _, a := range e.Args() {
+			if !canBuild(a, tensors) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// symBuilder computes SymInt expressions inside a region from the dims of
+// its tensor inputs; values it built are reused.
+type symBuilder struct {
+	b       *ir.Builder
+	tensors []*ir.Value // the region's tensor inputs
+	built   map[string]*ir.Value
+}
+
+// build returns an argument denoting e (canBuild(e) must hold): an int
+// literal, or a SymInt value computed at the builder's insertion point.
+func (s *symBuilder) build(e sym.Expr) (ir.Arg, error) {
+	if c, ok := e.Const(); ok {
+		return ir.IntArg(c), nil
+	}
+	key := e.String()
+	if v, ok := s.built[key]; ok {
+		return ir.ValueArg(v), nil
+	}
+	var v *ir.Value
+	var err error
+	if t, d, ok := findDim(e, s.tensors); ok {
+		v, err = s.b.Value(opSymSize, ir.ValueArg(t), ir.IntArg(int64(d)))
+	} else {
+		args := e.Args()
+		op, known := symOps[e.Op()]
+		fold := args
+		if e.Op() == sym.OpPow {
+			n, _ := args[1].Const()
+			op, known, fold = symOps[sym.OpMul], true, make([]sym.Expr, n)
+			for i := range fold {
+				fold[i] = args[0]
+			}
+		}
+		if !known || len(fold) == 0 {
+			return ir.Arg{}, fmt.Errorf("cannot compute %s (%s) from tensor dims", e, e.Op())
+		}
+		var acc ir.Arg
+		for i, x := range fold {
+			a, err := s.build(x)
+			if err != nil {
+				return ir.Arg{}, err
+			}
+			if i == 0 {
+				acc = a
+				continue
+			}
+			nv, err := s.b.Value(op, acc, a)
+			if err != nil {
+				return ir.Arg{}, fmt.Errorf("computing %s: %w", e, err)
+			}
+			acc = ir.ValueArg(nv)
+		}
+		if acc.Kind != ir.ArgValue {
+			return acc, nil
+		}
+		v = acc.Value
+	}
+	if err != nil {
+		return ir.Arg{}, fmt.Errorf("computing %s: %w", e, err)
+	}
+	s.built[key] = v
+	return ir.ValueArg(v), nil
+}
+
+// boxDType is the dtype of the 0-dim tensor that carries a non-tensor
+// value of type t into a region (false when t cannot be boxed).
+func boxDType(t ir.Type) (ir.DType, bool) {
+	switch t := t.(type) {
+	case *ir.SymIntType:
+		return ir.Int64, true
+	case *ir.SymFloatType:
+		return ir.Float64, true
+	case *ir.SymBoolType:
+		return ir.Bool, true
+	case *ir.ScalarType:
+		switch t.Kind {
+		case ir.IntKind:
+			return ir.Int64, true
+		case ir.FloatKind:
+			return ir.Float64, true
+		case ir.BoolKind:
+			return ir.Bool, true
+		}
+	}
+	return 0, false
 }

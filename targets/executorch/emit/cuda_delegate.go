@@ -16,7 +16,9 @@ import (
 // ExecuTorch writes every delegate payload) and the compile spec
 // method_name, and one DelegateCall whose arguments are the
 // device tensors the call reads (constant placeholders excluded: their bytes
-// are in the compiled partition's weights blob), then its results. The
+// are in the compiled partition's weights blob), then its results. A program
+// may hold several such calls, each its own BackendDelegate; a device
+// result of one may be an argument of a later one directly. The
 // compiled payload comes from Options.CUDA (targets/executorch/cuda builds
 // it). Tensors typed on a CUDA device carry extra_tensor_info.device_type =
 // CUDA, and an arena that holds them is listed in non_const_buffer_device.

@@ -44,7 +44,7 @@ type Extra struct {
 	What string
 }
 
-// Output is what the command wrote.
+// Output is what the command wrote, read into memory.
 type Output struct {
 	// Out is OUT's bytes (never empty).
 	Out []byte
@@ -53,19 +53,52 @@ type Output struct {
 }
 
 // Compile writes part as IN (a .pt2 in a temporary directory), runs the
-// command of s and reads OUT and the side files. A command that cannot
-// start, fails, or writes no or an empty OUT is an error quoting its output
-// and ending with s.Hint. The temporary directory is always removed.
+// command of s and reads OUT and the side files into memory (CompileFiles
+// leaves them on disk instead). A command that cannot start, fails, or
+// writes no or an empty OUT is an error quoting its output and ending with
+// s.Hint. The temporary directory is always removed.
 func Compile(ctx context.Context, part *ir.Program, s Spec) (*Output, error) {
+	f, err := CompileFiles(ctx, part, s)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := os.ReadFile(f.Out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the %s: %w", s.Prefix, s.What, err)
+	}
+	o := &Output{Out: b, Extras: map[string][]byte{}}
+	for _, x := range s.Extras {
+		path, ok := f.Extras[x.Suffix]
+		if !ok {
+			continue
+		}
+		eb, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading the %s: %w", s.Prefix, x.What, err)
+		}
+		o.Extras[x.Suffix] = eb
+	}
+	return o, nil
+}
+
+// CompileFiles is Compile leaving what the command wrote in the temporary
+// directory, for the caller to stream (FileLazy) and then Close, which
+// removes the directory. On error the directory is already removed.
+func CompileFiles(ctx context.Context, part *ir.Program, s Spec) (_ *Files, err error) {
 	command := s.Command
 	if strings.TrimSpace(command) == "" {
 		command = s.Default
 	}
 	dir, err := os.MkdirTemp("", s.TempPattern)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", s.Prefix, err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
 	in := filepath.Join(dir, "partition.pt2")
 	out := filepath.Join(dir, s.OutName)
 	if err := pt2.Write(part, in); err != nil {
@@ -94,23 +127,30 @@ func Compile(ctx context.Context, part *ir.Program, s Spec) (*Output, error) {
 		}
 		return nil, fmt.Errorf("%s: compile command %q could not run: %v; %s", s.Prefix, command, err, s.Hint)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
+	st, err := os.Stat(out)
+	if err != nil || !st.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file", out)
+		}
 		return nil, fmt.Errorf("%s: compile command %q wrote no %s OUT: %v; %s", s.Prefix, command, s.What, err, s.Hint)
 	}
-	if len(b) == 0 {
+	if st.Size() == 0 {
 		return nil, fmt.Errorf("%s: compile command %q wrote an empty %s; %s", s.Prefix, command, s.What, s.Hint)
 	}
-	o := &Output{Out: b, Extras: map[string][]byte{}}
+	f := &Files{Dir: dir, Out: out, Extras: map[string]string{}}
 	for _, x := range s.Extras {
-		eb, err := os.ReadFile(out + x.Suffix)
-		if err == nil {
-			o.Extras[x.Suffix] = eb
-		} else if !errors.Is(err, os.ErrNotExist) {
+		path := out + x.Suffix
+		st, err := os.Stat(path)
+		switch {
+		case err == nil && st.Mode().IsRegular():
+			f.Extras[x.Suffix] = path
+		case err == nil:
+			return nil, fmt.Errorf("%s: the %s %s is not a regular file", s.Prefix, x.What, path)
+		case !errors.Is(err, os.ErrNotExist):
 			return nil, fmt.Errorf("%s: reading the %s: %w", s.Prefix, x.What, err)
 		}
 	}
-	return o, nil
+	return f, nil
 }
 
 // Tail keeps the last 2000 bytes of a command's output ("no output" when

@@ -2,6 +2,8 @@ package extcompile_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +114,63 @@ func TestTail(t *testing.T) {
 	}
 	if got := extcompile.Tail(strings.Repeat("a", 2100) + "END"); len(got) != 2000+len("…") || !strings.HasSuffix(got, "END") {
 		t.Errorf("tail of %d bytes", len(got))
+	}
+}
+
+// CompileFiles leaves OUT and the side files in the temporary directory;
+// FileLazy sizes and hashes them without keeping the bytes and reopens
+// them on demand; Close removes the directory (once), after which the lazy
+// source fails naming itself.
+func TestCompileFilesStayUntilClose(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	script, _ := filepath.Abs("testdata/fake_compile.sh")
+	f, err := extcompile.CompileFiles(context.Background(), region(t), spec(t, "sh "+script+" IN OUT extra"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, ok := f.Extras[".side"]
+	if !ok || !strings.HasPrefix(f.Out, f.Dir) || !strings.HasPrefix(f.Dir, tmp) {
+		t.Fatalf("files %+v", f)
+	}
+	l, err := extcompile.FileLazy("side file", side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sha256.Sum256([]byte("extra")); l.Size != 5 || l.Digest == nil || *l.Digest != want {
+		t.Errorf("lazy %+v", l)
+	}
+	for i := 0; i < 2; i++ { // every Open reads the file afresh
+		r, err := l.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		if string(b) != "extra" {
+			t.Errorf("open %d: %q", i, b)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("Close left %v", ents)
+	}
+	if _, err := l.Open(); err == nil || !strings.Contains(err.Error(), "side file") {
+		t.Errorf("open after Close: %v", err)
+	}
+	if _, err := extcompile.FileLazy("gone", side); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("FileLazy of a missing file: %v", err)
+	}
+	// A failing command leaves no directory behind.
+	if _, err := extcompile.CompileFiles(context.Background(), region(t), spec(t, "true IN OUT")); err == nil {
+		t.Error("a command that writes nothing succeeded")
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("a failed compile left %v", ents)
 	}
 }
