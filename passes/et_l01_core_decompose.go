@@ -37,7 +37,15 @@ portable kernels and are never delegated (the Python system's
 _core_aten_ops_exception_list). Any other non-core op that remains is
 counted in the statistic "non-core-kept" and reported with a firing, so a
 missing decomposition shows in the export report instead of failing later
-in a verifier.`,
+in a verifier.
+
+In a delegate's pipeline the nodes its backend declares to keep whole
+(RegisterEtKeepWhole; exir's Partitioner.ops_to_not_decompose, asked by
+to_edge_transform_and_lower) stay as they are and are counted in
+"kept-whole": for executorch.xnnpack, a hardswish the XNNPACK support
+rules accept (xnnpack.OpsToNotDecompose), which becomes one XNNHardswish
+node instead of add.Scalar, clamp, div.Scalar and mul. decompose-unclaimed
+decomposes those the partitioner then leaves outside every delegate.`,
 	Run: runDecomposeToCore,
 }, nil)
 
@@ -94,11 +102,30 @@ var (
 )
 
 func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
+	keep := etKeepWholeFor(c)
 	changed := false
 	err := etlEachNode(p, func(n *ir.Node) error {
+		if keep.Keep != nil && keep.Keep(n) {
+			c.Stat("kept-whole", 1)
+			c.Debugf(n, "kept whole for the %s partitioner", c.Export().Backend())
+			return nil
+		}
+		ok, err := etlDecomposeNode(n, c, etlDecomposeName)
+		changed = changed || ok
+		return err
+	})
+	return pm.Result{Changed: changed}, err
+}
+
+// etlDecomposeNode decomposes n when it is one of the non-core ops
+// decompose-to-core rewrites (the new nodes' provenance is pass), counts
+// it otherwise, and reports whether it rewrote n.
+func etlDecomposeNode(n *ir.Node, c *pm.Ctx, pass string) (bool, error) {
+	changed := false
+	err := func() error {
 		b := ir.NewBuilder(n.Graph)
 		b.SetInsertBefore(n)
-		b.Pass = etlDecomposeName
+		b.Pass = pass
 		meta := n.Meta.Clone()
 		b.Meta = &meta
 		x := n.Args[0]
@@ -138,7 +165,7 @@ func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 			return nil
 		}
 		if err != nil {
-			return n.Errorf("%s: %v", etlDecomposeName, err)
+			return n.Errorf("%s: %v", pass, err)
 		}
 		from := n.Op.String()
 		if err := etlTakeOver(n, v.Def); err != nil {
@@ -147,8 +174,8 @@ func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 		c.Fired(v.Def, "decomposed "+from)
 		changed = true
 		return nil
-	})
-	return pm.Result{Changed: changed}, err
+	}()
+	return changed, err
 }
 
 // etlEdgeViewOfOp reports whether to-edge-views rewrites op.

@@ -125,14 +125,15 @@ func (m *method) constantSpec(v *ir.Value) (ir.InputSpec, bool) {
 }
 
 // onlyDelegated reports a constant placeholder every use of which is a
-// delegate call: its bytes live in named data, not in the program.
+// delegate call that bakes it (xnnpack.BakesOperand): its bytes live in
+// named data, not in the program.
 func onlyDelegated(v *ir.Value) bool {
 	if v.NumUses() == 0 {
 		return false
 	}
 	for _, u := range v.Uses() {
-		if u.IsReturn() || u.Op != xnnpack.OpCallDelegate {
-			return false
+		if u.IsReturn() || u.Op != xnnpack.OpCallDelegate || !xnnpack.BakesOperand(u, v) {
+			return false // read by a kernel, or passed to a delegate at run time
 		}
 	}
 	return true

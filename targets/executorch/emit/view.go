@@ -38,9 +38,15 @@ func (m *method) emitView(n *ir.Node) error {
 	if base.AllocationInfo == nil && base.DataBufferIdx > 0 {
 		return n.Errorf("et_view of constant %s is not supported (replace-view-copy-with-view keeps views of constants as view_copy)", n.Args[0].Value)
 	}
-	size, err := m.arg(ir.SchemaType{Base: ir.KInt, List: true}, n.Args[1])
-	if err != nil {
-		return n.Errorf("argument \"size\": %v", err)
+	// exir's _emit_view elides a static, memory-planned view: only its
+	// value is emitted (it points at its base's bytes), no size list and
+	// no kernel.
+	elide := base.AllocationInfo != nil && isStatic(n.Results[0].Type)
+	var size int32
+	if !elide {
+		if size, err = m.arg(ir.SchemaType{Base: ir.KInt, List: true}, n.Args[1]); err != nil {
+			return n.Errorf("argument \"size\": %v", err)
+		}
 	}
 	out, err := m.emitResult(n.Results[0])
 	if err != nil {
@@ -51,10 +57,7 @@ func (m *method) emitView(n *ir.Node) error {
 		return n.Errorf("et_view result %s is planned at %s, its base %s at %s; they must share storage (re-run plan-memory)",
 			n.Results[0], allocString(view.AllocationInfo), n.Args[0].Value, allocString(base.AllocationInfo))
 	}
-	if view.AllocationInfo != nil && isStatic(n.Results[0].Type) {
-		// exir's _emit_view elides a static, memory-planned view: the
-		// result value already points at its base's bytes, so no kernel
-		// needs to run.
+	if elide {
 		return nil
 	}
 	key := "executorch_prim::et_view.default"

@@ -41,7 +41,7 @@ func Compute(p *ir.Program, opt Options) (*Plan, error) {
 			best = pl
 		}
 	}
-	out := &Plan{ArenaSize: []int64{0, best.arena}, MaxLiveLowerBound: maxLive(classes, opt.Alignment), Algorithm: best.name}
+	out := &Plan{ArenaSize: []int64{0, best.arena + arenaPadding(p, classes)}, MaxLiveLowerBound: maxLive(classes, opt.Alignment), Algorithm: best.name}
 	for _, c := range classes {
 		if !c.planned {
 			continue

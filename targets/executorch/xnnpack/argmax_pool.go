@@ -73,6 +73,9 @@ type argPool struct {
 // stride = kernel, dilation 1, no ceil_mode, at least two window elements,
 // padding ≤ kernel/2.
 func checkArgMaxPool(c *checker, n *ir.Node) string {
+	if valuesOnlyMaxPool(n) { // maxpool_values.go
+		return checkMaxPool(c, n)
+	}
 	_, why := matchArgMaxPool(n)
 	return why
 }
@@ -156,7 +159,7 @@ func checkXNNArgMax(c *checker, n *ir.Node) string {
 // support rules accept into the argmax pooling and its index conversion.
 func (c *checker) rewriteArgMaxPools() error {
 	for _, n := range c.p.Main.Nodes() {
-		if n.Op != opMaxPoolIdx || c.supported(n) != "" {
+		if n.Op != opMaxPoolIdx || valuesOnlyMaxPool(n) || c.supported(n) != "" {
 			continue
 		}
 		a, why := matchArgMaxPool(n)

@@ -33,7 +33,7 @@ var coverage = map[xnnfb.XNodeUnion]KindCoverage{
 	xnnfb.XNodeUnionXNNAvgPooling2d:              {Ops: []string{"aten.avg_pool2d.default"}},
 	xnnfb.XNodeUnionXNNMinimum:                   {Ops: []string{"aten.minimum.default"}},
 	xnnfb.XNodeUnionXNNDepthwiseConv2d:           {Ops: []string{"aten.convolution.default"}, Reason: "groups = input channels, one filter per group; qint8 like XNNConv2d (per-channel filter 1HWO, channel_dim 3)"},
-	xnnfb.XNodeUnionXNNMaxPooling2d:              {Ops: []string{"aten.max_pool2d.default"}},
+	xnnfb.XNodeUnionXNNMaxPooling2d:              {Ops: []string{"aten.max_pool2d.default", "aten.max_pool2d_with_indices.default"}, Reason: "max_pool2d_with_indices only when its indices are unused (maxpool_values.go)"},
 	xnnfb.XNodeUnionXNNMultiply:                  {Ops: []string{"aten.mul.Tensor"}, Reason: "qint8 like XNNAdd (quant_add.go)"},
 	xnnfb.XNodeUnionXNNSubtract:                  {Ops: []string{"aten.sub.Tensor"}, Reason: "qint8 like XNNAdd (quant_add.go)"},
 	xnnfb.XNodeUnionXNNFloor:                     {Ops: []string{"aten.floor.default"}},

@@ -121,13 +121,22 @@ func TestInvariant_ET_P39(t *testing.T) {
 	for i, v := range vals {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
 	}
-	src := `input c: parameter "c"
+	// c is a fully-connected bias, so the delegate bakes it into named data
+	// (a constant read only by an add is passed at run time instead:
+	// const_external.go).
+	eye := make([]byte, 64)
+	for i := 0; i < 4; i++ {
+		binary.LittleEndian.PutUint32(eye[4*(5*i):], math.Float32bits(1))
+	}
+	src := `input w: parameter "w"
+input c: parameter "c"
 input x: user_input
 output user_output
 weight "c": f32[4] = inline("` + hexOf(raw) + `")
-graph forward(%c: f32[4], %x: f32[4]) {
-  %a: f32[4] = aten.add.Tensor(%x, %c)
-  %r: f32[4] = aten.clamp.default(%a, -2.0)
+weight "w": f32[4, 4] = inline("` + hexOf(eye) + `")
+graph forward(%w: f32[4, 4], %c: f32[4], %x: f32[1, 4]) {
+  %a: f32[1, 4] = aten.linear.default(%x, %w, %c)
+  %r: f32[1, 4] = aten.clamp.default(%a, -2.0)
   return %r
 }
 `
@@ -162,7 +171,7 @@ graph forward(%c: f32[4], %x: f32[4]) {
 	if !found {
 		t.Fatalf("no named constant holds the ±inf/NaN bytes bit for bit")
 	}
-	outs, err := run.Run(f, []interp.Value{interp.FromFloat64(ir.Float32, []int64{4}, []float64{1, 1, 1, 1})}, run.Options{})
+	outs, err := run.Run(f, []interp.Value{interp.FromFloat64(ir.Float32, []int64{1, 4}, []float64{1, 1, 1, 1})}, run.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,6 +136,9 @@ func (s *ser) result(n *ir.Node) (*ir.Value, *xnnfb.OutputMinMaxT) {
 }
 
 func (s *ser) node(n *ir.Node) error {
+	if s.nhwcOps[n] {
+		return s.nhwcNode(n) // nhwc.go
+	}
 	name := n.Op.Info().Name
 	if k, ok := binaryKinds[name]; ok {
 		if m := s.qadds[n]; m != nil {
@@ -224,12 +227,7 @@ func (s *ser) node(n *ir.Node) error {
 		if err != nil {
 			return err
 		}
-		shape := make([]uint32, n.Results[0].Tensor().Rank())
-		for i, d := range n.Results[0].Tensor().Shape {
-			if k, ok := d.Const(); ok {
-				shape[i] = uint32(k)
-			} // 0: dynamic (ET-P16 for squeeze/unsqueeze)
-		}
+		shape := reshapeDims(n) // reshape.go; 0: inferred or dynamic (ET-P16 for squeeze/unsqueeze)
 		s.add(xnnfb.XNodeUnionXNNStaticReshape, &xnnfb.XNNStaticReshapeT{NumDims: uint32(len(shape)), NewShape: shape, InputId: in, OutputId: out}, s.handle, nil)
 		return nil
 	case "aten.cat.default":

@@ -12,7 +12,7 @@ import (
 
 func (s *ser) moreNode(n *ir.Node, name string) error {
 	switch name {
-	case "aten.max_pool2d.default":
+	case "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default": // indices unused (maxpool_values.go)
 		return s.maxPool(n)
 	case "aten.constant_pad_nd.default":
 		return s.constantPad(n)

@@ -66,6 +66,9 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 	if err := c.rewriteArgMaxPools(); err != nil { // argmax_pool.go
 		return nil, err
 	}
+	if err := c.liftScalars(); err != nil { // scalar_lift.go
+		return nil, err
+	}
 	res := &Result{}
 	nodes := p.Main.Nodes()
 	pos := make(map[*ir.Node]int, len(nodes))
@@ -120,7 +123,11 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 		if trivial(g) {
 			continue
 		}
-		sort.Slice(g, func(i, j int) bool { return pos[g[i]] < pos[g[j]] })
+		// Current graph order: outlining an earlier partition moves the
+		// nodes that depend on it after its call, members of later
+		// (horizontally merged) partitions included.
+		cur := currentOrder(p.Main)
+		sort.Slice(g, func(i, j int) bool { return cur[g[i]] < cur[g[j]] })
 		call, err := outline(p, g, len(res.Partitions))
 		if err != nil {
 			return nil, err
@@ -193,7 +200,7 @@ func group(nodes []*ir.Node, claimed map[*ir.Node]bool, pos map[*ir.Node]int) []
 			out = append(out, g)
 		}
 	}
-	return out
+	return mergeUnrelated(out, pos) // partition_merge.go
 }
 
 // trivial reports a partition not worth delegating: only shape ops

@@ -38,7 +38,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	}
 	region := call.Args[0].Graph
 	s := &ser{env: env, g: &xnnfb.XNNGraphT{Version: "0"}, ids: map[*ir.Value]uint32{}, nhwc: map[*ir.Value]uint32{},
-		consts: map[*ir.Value]pte.Lazy{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
+		consts: map[*ir.Value]pte.Lazy{}, inExt: map[*ir.Value]uint32{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
 		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}, qconvs: map[*ir.Node]*qconv{}, qadds: map[*ir.Node]*qadd{}}
 	s.g.ConstantData = []*xnnfb.ConstantDataOffsetT{{}}
 	s.g.InputIds, s.g.OutputIds = []uint32{}, []uint32{}
@@ -57,7 +57,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 		if err != nil {
 			return nil, call.Errorf("xnnpack: operand %s: %v", a.Value, err)
 		}
-		if ok {
+		if ok && bakes(region.Inputs[i]) { // const_external.go
 			s.consts[region.Inputs[i]] = l
 			continue
 		}
@@ -68,12 +68,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 		inputs = append(inputs, region.Inputs[i])
 	}
 	for _, v := range inputs {
-		id, err := s.define(v, dimsOf(v, env), ext, flagInput, 0)
-		if err != nil {
-			return nil, err
-		}
-		s.ids[v] = id
-		s.g.InputIds = append(s.g.InputIds, id)
+		s.inExt[v] = ext // defined on first read (lazy_inputs.go)
 		ext++
 	}
 	outs := region.Outputs()
@@ -93,6 +88,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	if err := s.planQuant(region); err != nil {
 		return nil, err
 	}
+	s.planLayout(region) // nhwc.go
 	var handle uint32
 	for _, n := range region.Nodes() {
 		if s.skip[n] {
@@ -108,6 +104,9 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 		if len(s.g.Xnodes) > before || s.tick {
 			handle++
 		}
+	}
+	if err := s.defineUnread(inputs); err != nil {
+		return nil, err
 	}
 	for _, a := range outs {
 		id, err := s.get(a.Value)
@@ -129,7 +128,9 @@ type ser struct {
 	g         *xnnfb.XNNGraphT
 	ids       map[*ir.Value]uint32   // value id of the NCHW (as-typed) form
 	nhwc      map[*ir.Value]uint32   // value id of the NHWC form of a rank-4 value
+	nhwcOps   map[*ir.Node]bool      // layout-agnostic ops computed in NHWC (nhwc.go)
 	consts    map[*ir.Value]pte.Lazy // region inputs holding constants (lazy: const_lazy.go)
+	inExt     map[*ir.Value]uint32   // runtime inputs not defined yet → external id
 	outExt    map[*ir.Value]uint32   // region outputs → external id
 	named     map[string]bool
 	namedList []Named
@@ -273,6 +274,9 @@ func (s *ser) get(v *ir.Value) (uint32, error) {
 	if id, ok := s.ids[v]; ok {
 		return id, nil
 	}
+	if id, ok, err := s.lazyInput(v); ok {
+		return id, err
+	}
 	if _, ok := s.consts[v]; ok {
 		l, err := s.raw(v)
 		if err != nil {
@@ -287,7 +291,7 @@ func (s *ser) get(v *ir.Value) (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		s.transpose(src, id, toNCHW)
+		s.relayout(v, src, id, toNCHW)
 		return id, nil
 	}
 	return 0, fmt.Errorf("%s has no XNNPACK value", v)
@@ -308,7 +312,7 @@ func (s *ser) getNHWC(v *ir.Value) (uint32, error) {
 		return 0, err
 	}
 	s.nhwc[v] = id
-	s.transpose(src, id, toNHWC)
+	s.relayout(v, src, id, toNHWC)
 	return id, nil
 }
 

@@ -1,0 +1,93 @@
+package xnnpack
+
+import "github.com/fxport/fxport/ir"
+
+// Constants a delegate reads are baked into its payload as named data only
+// when the partitioner config of a consumer lists them among the nodes it
+// claims: exir's ConfigerationBasedPartitioner tags exactly the nodes a
+// config's get_node_and_deps returns, and only the GEMM, convolution, PReLU
+// and quantized-pattern configs return their weights, biases and
+// quantization constants. A constant read only by ops of the generic
+// configs (GenericNodePartitionerConfig.get_node_and_deps is [node]) stays
+// untagged, so to_backend makes it an input of the lowered module: the
+// program keeps it as a constant tensor and passes it to the delegate call
+// as a runtime argument (ecn_xnnpack_mul_scalar_dynamic_bound.pte: x * 2.0
+// is DelegateCall [x, c, out] with c a 0-d constant of the constant
+// segment, an external input of the XNNPACK graph).
+
+// genericOps are the ops whose configs claim the node alone.
+var genericOps = map[string]bool{}
+
+func init() {
+	for _, name := range []string{
+		"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor",
+		"aten.maximum.default", "aten.minimum.default",
+		"aten.relu.default", "aten.hardtanh.default", "aten.clamp.default", "aten.sigmoid.default",
+		"aten.tanh.default", "aten.neg.default", "aten.abs.default", "aten.sqrt.default",
+		"aten.rsqrt.default", "aten.exp.default", "aten.log.default", "aten.ceil.default",
+		"aten.floor.default", "aten.hardswish.default", "aten.sin.default", "aten.cos.default",
+		"aten.leaky_relu.default", "aten.gelu.default", "aten.pow.Tensor_Scalar", "aten._softmax.default",
+		"aten.permute_copy.default", "aten.view_copy.default", "aten.squeeze_copy.dim",
+		"aten.squeeze_copy.dims", "aten.unsqueeze_copy.default", "aten.cat.default",
+		"aten.slice_copy.Tensor", "aten.constant_pad_nd.default", "aten.avg_pool2d.default",
+		"aten.max_pool2d.default", "aten.mean.dim", "aten.bmm.default", "aten.elu.default",
+		"aten.upsample_bilinear2d.vec", "aten.upsample_bilinear2d.default",
+		"dim_order_ops._clone_dim_order.default", "dim_order_ops._to_dim_order_copy.default",
+	} {
+		if _, ok := ir.LookupOp(name); ok {
+			genericOps[name] = true
+		}
+	}
+}
+
+// bakes reports whether the constant region input in is baked into the
+// payload: some use of it inside the region is not a generic op's operand
+// (a fully-connected weight or bias, also through the weight transpose the
+// fully-connected node folds, a convolution's, a PReLU weight, a quantized
+// pattern's constant). A constant without uses in the region is baked
+// (nothing reads it at run time).
+func bakes(in *ir.Value) bool {
+	if in.NumUses() == 0 {
+		return true
+	}
+	for _, u := range in.Uses() {
+		if u.IsReturn() {
+			continue
+		}
+		if !genericOps[u.Op.Info().Name] || foldedWeight(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldedWeight reports a permute_copy whose result is a fully-connected
+// op's weight: the node folds it into its filter, so the permuted constant
+// is the op's weight (linear's decomposition).
+func foldedWeight(n *ir.Node) bool {
+	if n.Op != opPermute {
+		return false
+	}
+	for _, u := range n.Results[0].Uses() {
+		if !u.IsReturn() && isFC(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// BakesOperand reports whether delegate call passes v (an operand of the
+// call) baked into its payload rather than at run time. Calls of other
+// backends bake every constant operand (their serializers hold them).
+func BakesOperand(call *ir.Node, v *ir.Value) bool {
+	if call.Op != OpCallDelegate || len(call.Args) < 2 || call.Args[0].Kind != ir.ArgGraph || call.Args[1].Str != BackendID {
+		return true
+	}
+	region := call.Args[0].Graph
+	for i, a := range call.Args[2:] {
+		if a.Kind == ir.ArgValue && a.Value == v && i < len(region.Inputs) {
+			return bakes(region.Inputs[i])
+		}
+	}
+	return true
+}
