@@ -25,8 +25,33 @@ import (
 // otherwise claim (fp32 operand and result, alpha 1, config not
 // excluded); other ops keep their literal (the portable kernels take it as
 // a Scalar).
+//
+// The .Scalar overloads (add/sub/mul/div.Scalar) are rewritten into their
+// .Tensor form with the same lifted constant. exir itself never lifts a
+// .Scalar overload (ScalarToTensorPass coerces only numbers in Tensor
+// slots), but it never sees the ones fxport's decompositions write either:
+// torch's decomposition of hardsigmoid is clamp(clamp(x + 3, min=0),
+// max=6) / 6, traced as add.Tensor(x, 3) and div.Tensor(·, 6), whose
+// literals ScalarToTensorPass lifts (an int one as an int64 constant that
+// RemoveMixedTypeOperators casts), so XNNPACK's Add/Div configs claim the
+// whole block; decompose-to-core writes add.Scalar and div.Scalar (and
+// rsub.Scalar as add.Scalar(mul.Scalar(x, −alpha), s)). Turning them back
+// into the .Tensor form gives the graph exir partitions. A .Scalar op with
+// alpha ≠ 1 is left as it is, as exir leaves an add.Tensor with alpha ≠ 1
+// to the portable kernels (AddConfig/SubConfig require alpha 1);
+// clamp and hardtanh take their bounds as node parameters (XNNClamp's
+// output_min_max) and need no constant.
 
 var liftOps = map[string]bool{"aten.add.Tensor": true, "aten.sub.Tensor": true, "aten.mul.Tensor": true, "aten.div.Tensor": true}
+
+// tensorForms maps each .Scalar overload liftScalars rewrites to its
+// .Tensor form (whose rule and config decide whether it is lifted).
+var tensorForms = map[ir.Op]ir.Op{
+	ir.MustLookupOp("aten.add.Scalar"): ir.MustLookupOp("aten.add.Tensor"),
+	ir.MustLookupOp("aten.sub.Scalar"): ir.MustLookupOp("aten.sub.Tensor"),
+	ir.MustLookupOp("aten.mul.Scalar"): ir.MustLookupOp("aten.mul.Tensor"),
+	ir.MustLookupOp("aten.div.Scalar"): ir.MustLookupOp("aten.div.Tensor"),
+}
 
 var opToDimOrderCopy = ir.MustLookupOp("dim_order_ops._to_dim_order_copy.default")
 
@@ -63,17 +88,53 @@ func (c *checker) liftScalars() error {
 			}
 			operand = cast.Results[0]
 		}
+		if op, ok := tensorForms[n.Op]; ok {
+			if err := retarget(n, op, operand); err != nil {
+				return n.Errorf("xnnpack partition: rewriting %s as %s: %v", n.Op.Info().Name, op.Info().Name, err)
+			}
+			continue
+		}
 		n.SetArg(1, ir.ValueArg(operand))
 	}
 	return nil
 }
 
-// liftable: a binary op of liftOps whose second operand is a number
-// literal, whose first operand and result are fp32 tensors the common
-// constraints accept, with alpha 1 and its config not excluded.
+// retarget replaces the .Scalar node n by op (its .Tensor form) applied
+// to n's tensor operand and other, with alpha 1 (liftable required it),
+// n's result type, name and metadata.
+func retarget(n *ir.Node, op ir.Op, other *ir.Value) error {
+	args, err := ir.BindArgs(op, []ir.Arg{n.Args[0], ir.ValueArg(other)}, nil)
+	if err != nil {
+		return err
+	}
+	b := ir.NewBuilder(n.Graph)
+	b.SetInsertBefore(n)
+	b.Pass = "xnnpack-partition"
+	meta := n.Meta.Clone()
+	b.Meta = &meta
+	m, err := b.Raw(op, args, []ir.Type{n.Results[0].Type}, nil)
+	if err != nil {
+		return err
+	}
+	old, name := n.Results[0], n.Results[0].Name
+	old.ReplaceAllUsesWith(m.Results[0])
+	if err := n.Erase(); err != nil {
+		return err
+	}
+	return m.Results[0].Rename(name)
+}
+
+// liftable: a binary op of liftOps, or a .Scalar overload of one
+// (tensorForms), whose second operand is a number literal, whose first
+// operand and result are fp32 tensors the common constraints accept, with
+// alpha 1 and the config of its .Tensor form not excluded.
 func (c *checker) liftable(n *ir.Node) bool {
-	name := n.Op.Info().Name
-	if !liftOps[name] || c.exclude[rules[n.Op].config] || len(n.Args) < 2 || len(n.Results) != 1 {
+	op := n.Op
+	if t, ok := tensorForms[op]; ok {
+		op = t
+	}
+	name := op.Info().Name
+	if !liftOps[name] || c.exclude[rules[op].config] || len(n.Args) < 2 || len(n.Results) != 1 {
 		return false
 	}
 	if k := n.Args[1].Kind; k != ir.ArgInt && k != ir.ArgFloat {
