@@ -155,6 +155,9 @@ func (m *method) emit() error {
 	if err := m.emitOutputs(); err != nil {
 		return err
 	}
+	if err := m.checkInputMutations(); err != nil {
+		return err
+	}
 	m.plan.Chains = []*etfb.ChainT{&m.chain}
 	m.plan.NonConstBufferSizes = append([]int64(nil), m.rec.ArenaSize...)
 	if len(m.plan.NonConstBufferSizes) == 0 || m.plan.NonConstBufferSizes[0] != 0 {
@@ -171,9 +174,9 @@ func (m *method) emitInputs() error {
 	if len(sig) != len(m.p.Main.Inputs) {
 		return fmt.Errorf("signature has %d inputs for %d graph inputs", len(sig), len(m.p.Main.Inputs))
 	}
-	mutated := map[string]ir.OutputKind{}
+	mutated := map[string]ir.OutputKind{} // buffers and parameters by target
 	for _, o := range m.p.Signature.Outputs {
-		if o.Kind == ir.BufferMutation || o.Kind == ir.ParameterMutation || o.Kind == ir.UserInputMutation {
+		if o.Kind == ir.BufferMutation || o.Kind == ir.ParameterMutation {
 			mutated[o.Target] = o.Kind
 		}
 	}
@@ -187,7 +190,7 @@ func (m *method) emitInputs() error {
 			}
 			if k, ok := mutated[spec.Target]; ok {
 				if spec.Kind != ir.Buffer || k != ir.BufferMutation {
-					return fmt.Errorf("%s: mutated %s is not supported by the emitter (only buffer mutations are)", where, spec.Kind)
+					return fmt.Errorf("%s: mutated %s %q is not supported by the emitter (buffer and user-input mutations are; parameters are read-only constants)", where, spec.Kind, spec.Target)
 				}
 				if err := m.emitMutableBuffer(v, spec.Target); err != nil {
 					return fmt.Errorf("%s: %w", where, err)
@@ -215,11 +218,10 @@ func (m *method) emitInputs() error {
 			}
 			m.index[v] = m.add(evTensor(tv))
 		case ir.UserInput:
-			_, m1 := mutated[spec.Target]
-			_, m2 := mutated[v.Name]
-			if m1 || m2 {
-				return fmt.Errorf("%s: mutated inputs are not supported by the emitter yet", where)
-			}
+			// A mutated user input is an ordinary input: its write-back
+			// copy_ writes the input's value (planned, or the caller's
+			// memory when unplanned); checkInputMutations checks the
+			// outputs.
 			idx, err := m.emitResult(v)
 			if err != nil {
 				return fmt.Errorf("%s: %w", where, err)

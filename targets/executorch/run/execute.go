@@ -23,15 +23,24 @@ const maxSteps = 10_000_000
 // Execute binds inputs (tensors are copied into their planned windows, or
 // into fresh buffers when unplanned; non-tensor inputs replace their value),
 // runs every chain's instructions and returns the outputs: tensors decoded
-// from their memory (copies), other values as they stand.
+// from their memory (copies), other values as they stand. As in ExecuTorch,
+// where an unplanned input shares the caller's memory, a tensor input
+// bound to an unplanned value that the method writes (a user input's
+// write-back copy_) is updated in place (shared_inputs.go); a planned
+// input is a copy, and the caller's tensor is left as it was.
 func (m *Method) Execute(inputs []interp.Value) ([]interp.Value, error) {
 	where := fmt.Sprintf("%s: method %s", m.file.Name, m.name)
 	if len(inputs) != len(m.plan.Inputs) {
 		return nil, fmt.Errorf("%s: %d inputs given, the method takes %d", where, len(inputs), len(m.plan.Inputs))
 	}
+	m.shared = m.shared[:0]
 	for i, vi := range m.plan.Inputs {
 		if err := m.bindInput(int(vi), inputs[i]); err != nil {
 			return nil, fmt.Errorf("%s: input %d (value %d): %w", where, i, vi, err)
+		}
+		s, isSlot := m.vals[vi].(*slot)
+		if t, isT := inputs[i].(*interp.Tensor); isSlot && isT {
+			m.shareInput(i, s, t)
 		}
 	}
 	for ci, ch := range m.plan.Chains {
@@ -57,6 +66,9 @@ func (m *Method) Execute(inputs []interp.Value) ([]interp.Value, error) {
 			return nil, fmt.Errorf("%s: output %d (value %d): %w", where, i, vi, err)
 		}
 		outs[i] = v
+	}
+	if err := m.writeBackShared(); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return outs, nil
 }

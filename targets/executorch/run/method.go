@@ -32,8 +32,9 @@ type Method struct {
 	dels   []pte.Delegate
 	data   []*pte.DataFile // Options.Data: EXTERNAL constants and external named data
 	arenas [][]byte
-	alias  bool  // Options.AliasingMoves
-	vals   []any // *slot, int64, float64, bool, string, nil, or a list (lists.go)
+	alias  bool          // Options.AliasingMoves
+	vals   []any         // *slot, int64, float64, bool, string, nil, or a list (lists.go)
+	shared []sharedInput // unplanned tensor inputs of the current execution (shared_inputs.go)
 }
 
 // intList, tensorList and optTensorList hold value indices; doubleList and
