@@ -90,11 +90,7 @@ func quantArgs(c *call, x *Tensor, perChannel bool) (*quantParams, error) {
 		return nil, err
 	}
 	q.lo, q.hi = float64(lo), float64(hi)
-	v, err := c.arg("dtype")
-	if err != nil {
-		return nil, err
-	}
-	if q.dt, err = toDType(v); err != nil {
+	if q.dt, err = dtypeArg(c, "dtype"); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -112,6 +108,11 @@ func quantize(c *call, perChannel bool) ([]Value, error) {
 	if err := checkDType(q.dt); err != nil {
 		return nil, err
 	}
+	return quantizeWith(x, q), nil
+}
+
+// quantizeWith quantizes x with q (its dtype checked).
+func quantizeWith(x *Tensor, q *quantParams) []Value {
 	xs := x.Float64s()
 	for i, v := range xs {
 		s, zp := q.at(x.Shape, i)
@@ -119,7 +120,7 @@ func quantize(c *call, perChannel bool) ([]Value, error) {
 		inv := float64(float32(1 / s))
 		xs[i] = math.Max(q.lo, math.Min(q.hi, math.RoundToEven(float64(float32(v*inv)))+zp))
 	}
-	return one(FromFloat64(q.dt, x.Shape, xs)), nil
+	return one(FromFloat64(q.dt, x.Shape, xs))
 }
 
 func dequantize(c *call, perChannel bool) ([]Value, error) {
@@ -131,11 +132,14 @@ func dequantize(c *call, perChannel bool) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := ir.Float32
-	if dt, ok, err := c.optDType("out_dtype"); err != nil {
+	return dequantizeWith(c, x, q)
+}
+
+// dequantizeWith dequantizes x with q into the call's out_dtype.
+func dequantizeWith(c *call, x *Tensor, q *quantParams) ([]Value, error) {
+	out, err := dequantDType(c)
+	if err != nil {
 		return nil, err
-	} else if ok {
-		out = dt
 	}
 	xs := x.Float64s()
 	for i, v := range xs {

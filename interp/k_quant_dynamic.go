@@ -59,14 +59,29 @@ func rangeArgs(c *call) (lo, hi float64, dt ir.DType, err error) {
 	if l >= h {
 		return 0, 0, 0, fmt.Errorf("quant_min %d must be below quant_max %d", l, h)
 	}
-	v, err := c.arg("dtype")
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	if dt, err = toDType(v); err != nil {
+	if dt, err = dtypeArg(c, "dtype"); err != nil {
 		return 0, 0, 0, err
 	}
 	return float64(l), float64(h), dt, checkDType(dt)
+}
+
+// dtypeArg reads the dtype argument name.
+func dtypeArg(c *call, name string) (ir.DType, error) {
+	v, err := c.arg(name)
+	if err != nil {
+		return ir.Undefined, err
+	}
+	return toDType(v)
+}
+
+// dequantDType reads the optional out_dtype of a dequantize op (float32
+// when it is absent).
+func dequantDType(c *call) (ir.DType, error) {
+	dt, ok, err := c.optDType("out_dtype")
+	if err != nil || !ok {
+		return ir.Float32, err
+	}
+	return dt, nil
 }
 
 func kChooseQparams(c *call) ([]Value, error) {
@@ -100,17 +115,25 @@ func kChooseQparams(c *call) ([]Value, error) {
 	return []Value{FromFloat64(ir.Float64, []int64{1}, []float64{scale}), FromFloat64(ir.Int64, []int64{1}, []float64{zp})}, nil
 }
 
-// quantizeT / dequantizeT: the per-tensor kernels with tensor parameters.
+// perTensorArgs reads the input and the one-element scale and zero point
+// tensors of a per-tensor .tensor kernel.
+func perTensorArgs(c *call) (x *Tensor, s, zp float64, err error) {
+	if x, err = c.tensor("input"); err != nil {
+		return nil, 0, 0, err
+	}
+	if s, err = scalarOf(c, "scale"); err != nil {
+		return nil, 0, 0, err
+	}
+	if zp, err = scalarOf(c, "zero_point"); err != nil {
+		return nil, 0, 0, err
+	}
+	return x, s, zp, nil
+}
+
+// kQuantizePerTensorT / kDequantizePerTensorT: the per-tensor kernels with
+// tensor parameters.
 func kQuantizePerTensorT(c *call) ([]Value, error) {
-	x, err := c.tensor("input")
-	if err != nil {
-		return nil, err
-	}
-	s, err := scalarOf(c, "scale")
-	if err != nil {
-		return nil, err
-	}
-	zp, err := scalarOf(c, "zero_point")
+	x, s, zp, err := perTensorArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -118,38 +141,15 @@ func kQuantizePerTensorT(c *call) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv := toF32(1 / s)
-	xs := x.Float64s()
-	for i, v := range xs {
-		xs[i] = math.Max(lo, math.Min(hi, math.RoundToEven(toF32(v*inv))+zp))
-	}
-	return one(FromFloat64(dt, x.Shape, xs)), nil
+	return quantizeWith(x, &quantParams{scales: []float64{s}, zps: []float64{zp}, lo: lo, hi: hi, dt: dt}), nil
 }
 
 func kDequantizePerTensorT(c *call) ([]Value, error) {
-	x, err := c.tensor("input")
+	x, s, zp, err := perTensorArgs(c)
 	if err != nil {
 		return nil, err
 	}
-	s, err := scalarOf(c, "scale")
-	if err != nil {
-		return nil, err
-	}
-	zp, err := scalarOf(c, "zero_point")
-	if err != nil {
-		return nil, err
-	}
-	out := ir.Float32
-	if dt, ok, err := c.optDType("out_dtype"); err != nil {
-		return nil, err
-	} else if ok {
-		out = dt
-	}
-	xs := x.Float64s()
-	for i, v := range xs {
-		xs[i] = (v - zp) * toF32(s)
-	}
-	return one(FromFloat64(out, x.Shape, xs)), nil
+	return dequantizeWith(c, x, &quantParams{scales: []float64{s}, zps: []float64{zp}})
 }
 
 // tokens splits a rank ≥ 1 shape into rows of its last dim.
@@ -196,32 +196,32 @@ func kChooseQparamsPerToken(c *call) ([]Value, error) {
 	return []Value{FromFloat64(ir.Float64, shape, scales), FromFloat64(ir.Int64, shape, zps)}, nil
 }
 
-// tokenParams reads per-token scales and zero points (one per row).
-func tokenParams(c *call, rows int64) (scales, zps []float64, err error) {
-	s, err := c.tensor("scales")
-	if err != nil {
-		return nil, nil, err
-	}
-	z, err := c.tensor("zero_points")
-	if err != nil {
-		return nil, nil, err
-	}
-	if s.Numel() != rows || z.Numel() != rows {
-		return nil, nil, fmt.Errorf("%d scales and %d zero points for %d tokens", s.Numel(), z.Numel(), rows)
-	}
-	return s.Float64s(), z.Float64s(), nil
-}
-
-func kQuantizePerToken(c *call) ([]Value, error) {
-	x, err := c.tensor("input")
-	if err != nil {
-		return nil, err
+// tokenArgs reads the input of a per-token kernel, its row length n (the
+// last dim) and the per-token scales and zero points (one per row).
+func tokenArgs(c *call) (x *Tensor, n int64, scales, zps []float64, err error) {
+	if x, err = c.tensor("input"); err != nil {
+		return nil, 0, nil, nil, err
 	}
 	rows, n, err := tokens(x)
 	if err != nil {
-		return nil, err
+		return nil, 0, nil, nil, err
 	}
-	scales, zps, err := tokenParams(c, rows)
+	s, err := c.tensor("scales")
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	z, err := c.tensor("zero_points")
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	if s.Numel() != rows || z.Numel() != rows {
+		return nil, 0, nil, nil, fmt.Errorf("%d scales and %d zero points for %d tokens", s.Numel(), z.Numel(), rows)
+	}
+	return x, n, s.Float64s(), z.Float64s(), nil
+}
+
+func kQuantizePerToken(c *call) ([]Value, error) {
+	x, n, scales, zps, err := tokenArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -238,23 +238,11 @@ func kQuantizePerToken(c *call) ([]Value, error) {
 }
 
 func kDequantizePerToken(c *call) ([]Value, error) {
-	x, err := c.tensor("input")
+	x, n, scales, zps, err := tokenArgs(c)
 	if err != nil {
 		return nil, err
 	}
-	rows, n, err := tokens(x)
-	if err != nil {
-		return nil, err
-	}
-	scales, zps, err := tokenParams(c, rows)
-	if err != nil {
-		return nil, err
-	}
-	v, err := c.arg("output_dtype")
-	if err != nil {
-		return nil, err
-	}
-	out, err := toDType(v)
+	out, err := dtypeArg(c, "output_dtype")
 	if err != nil {
 		return nil, err
 	}
@@ -286,11 +274,7 @@ func kDequantizePerChannelGroup(c *call) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.arg("output_dtype")
-	if err != nil {
-		return nil, err
-	}
-	out, err := toDType(v)
+	out, err := dtypeArg(c, "output_dtype")
 	if err != nil {
 		return nil, err
 	}

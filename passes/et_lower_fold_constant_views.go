@@ -43,7 +43,6 @@ var etlOpAliasCopy = ir.MustLookupOp("aten.alias_copy.default")
 type etlFoldState struct {
 	p       *ir.Program
 	weights map[*ir.Value]*ir.Weight // constant input → its weight
-	mutated map[string]bool
 	next    int
 	// views maps each folded weight to the strided view of an original
 	// weight's storage it holds, so chains of folds compose into one view.
@@ -62,25 +61,7 @@ func runFoldConstantViews(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	if g == nil || len(p.Signature.Inputs) != len(g.Inputs) {
 		return pm.Result{}, nil
 	}
-	st := &etlFoldState{p: p, weights: map[*ir.Value]*ir.Weight{}, mutated: map[string]bool{}, views: map[*ir.Weight]etlFoldView{}}
-	for _, o := range p.Signature.Outputs {
-		if o.Kind == ir.BufferMutation || o.Kind == ir.ParameterMutation {
-			st.mutated[o.Target] = true
-		}
-	}
-	for i, spec := range p.Signature.Inputs {
-		switch spec.Kind {
-		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
-		default:
-			continue
-		}
-		if st.mutated[spec.Target] {
-			continue
-		}
-		if w := p.Weight(spec.Target); w != nil {
-			st.weights[g.Inputs[i]] = w
-		}
-	}
+	st := &etlFoldState{p: p, weights: etConstantWeights(p), views: map[*ir.Weight]etlFoldView{}}
 	changed := false
 	for _, n := range g.Nodes() {
 		if n.IsErased() {
@@ -225,34 +206,7 @@ func (st *etlFoldState) freshName() string {
 
 // dropUnused removes the weight inputs the fold left without users.
 func (st *etlFoldState) dropUnused(c *pm.Ctx) error {
-	g := st.p.Main
-	var keep []ir.InputSpec
-	var drop []*ir.Value
-	for i, spec := range st.p.Signature.Inputs {
-		in := g.Inputs[i]
-		if st.weights[in] != nil && in.NumUses() == 0 {
-			drop = append(drop, in)
-			continue
-		}
-		keep = append(keep, spec)
-	}
-	for _, in := range drop {
-		if err := g.RemoveInput(in); err != nil {
-			return fmt.Errorf("%s: %w", etlFoldViewsName, err)
-		}
-		c.Stat("dropped-inputs", 1)
-	}
-	used := map[string]bool{}
-	for _, s := range keep {
-		used[s.Target] = true
-	}
-	for _, in := range drop {
-		if w := st.weights[in]; !used[w.Name] {
-			st.p.RemoveWeight(w.Name)
-		}
-	}
-	st.p.Signature.Inputs = keep
-	return nil
+	return etDropUnusedInputs(st.p, c, etlFoldViewsName, st.weights, func(in *ir.Value) bool { return st.weights[in] != nil })
 }
 
 func etRowMajorStrides(shape []int64) []int64 {

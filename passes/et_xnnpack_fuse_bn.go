@@ -68,21 +68,10 @@ func runXNNPACKFuseBatchNorm(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	if g == nil || len(p.Signature.Inputs) != len(g.Inputs) {
 		return pm.Result{}, nil
 	}
-	st := &etxBNState{p: p, weights: map[*ir.Value]*ir.Weight{}, touched: map[*ir.Value]bool{}}
-	mutated := map[string]bool{}
-	for _, o := range p.Signature.Outputs {
-		if o.Kind == ir.BufferMutation || o.Kind == ir.ParameterMutation {
-			mutated[o.Target] = true
-		}
-	}
-	for i, spec := range p.Signature.Inputs {
-		switch spec.Kind {
-		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
-		default:
-			continue
-		}
-		if w := p.Weight(spec.Target); w != nil && !mutated[spec.Target] && w.Source != nil {
-			st.weights[g.Inputs[i]] = w
+	st := &etxBNState{p: p, weights: etConstantWeights(p), touched: map[*ir.Value]bool{}}
+	for in, w := range st.weights {
+		if w.Source == nil {
+			delete(st.weights, in) // no bytes to fold
 		}
 	}
 	fused := 0
@@ -324,32 +313,5 @@ func (st *etxBNState) addConstant(name string, t *ir.TensorType, src ir.WeightSo
 // dropUnused removes the constant inputs a fold left without users, and
 // their weights when no other input names them.
 func (st *etxBNState) dropUnused(c *pm.Ctx) error {
-	g := st.p.Main
-	var keep []ir.InputSpec
-	var drop []*ir.Value
-	for i, spec := range st.p.Signature.Inputs {
-		in := g.Inputs[i]
-		if st.touched[in] && in.NumUses() == 0 {
-			drop = append(drop, in)
-			continue
-		}
-		keep = append(keep, spec)
-	}
-	for _, in := range drop {
-		if err := g.RemoveInput(in); err != nil {
-			return fmt.Errorf("%s: %w", etxFuseBNName, err)
-		}
-		c.Stat("dropped-inputs", 1)
-	}
-	used := map[string]bool{}
-	for _, s := range keep {
-		used[s.Target] = true
-	}
-	for _, in := range drop {
-		if w := st.weights[in]; !used[w.Name] {
-			st.p.RemoveWeight(w.Name)
-		}
-	}
-	st.p.Signature.Inputs = keep
-	return nil
+	return etDropUnusedInputs(st.p, c, etxFuseBNName, st.weights, func(in *ir.Value) bool { return st.touched[in] })
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/extcompile"
 )
 
 // CheckHost checks the boundary of the lowered program p around one of
@@ -24,7 +25,7 @@ func CheckHost(p *ir.Program, call *ir.Node) error {
 		}
 		v := a.Value
 		switch {
-		case isConstant(p, v):
+		case extcompile.IsConstant(p, v):
 		case v.Tensor() == nil:
 			return call.Errorf("cuda: delegate operand %s is %s; the CUDA runtime passes device tensors only (run the cuda-partition pass, which computes SymInts in the region or passes them as 0-dim tensors)", v, v.Type)
 		case v.Def != nil && isCudaCall(v.Def):

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/extcompile"
+	"github.com/fxport/fxport/targets/executorch/partition"
 )
 
 // RegionName is the name of the CUDA partition's region graph.
@@ -31,27 +33,7 @@ func outline(p *ir.Program, group []*ir.Node, later func(*ir.Node) bool) (*outli
 	for _, n := range group {
 		claimed[n] = true
 	}
-	var inputs []*ir.Value
-	seen := map[*ir.Value]bool{}
-	for _, n := range group {
-		for _, v := range n.Operands() {
-			if (v.Def == nil || !claimed[v.Def]) && !seen[v] {
-				seen[v] = true
-				inputs = append(inputs, v)
-			}
-		}
-	}
-	var outputs []*ir.Value
-	for _, n := range group {
-		for _, r := range n.Results {
-			for _, u := range r.Uses() {
-				if u.IsReturn() || !claimed[u] {
-					outputs = append(outputs, r)
-					break
-				}
-			}
-		}
-	}
+	inputs, outputs := partition.Boundary(group)
 	if len(outputs) == 0 {
 		return nil, group[0].Errorf("cuda partition: the claimed nodes have no outputs")
 	}
@@ -100,7 +82,7 @@ func outline(p *ir.Program, group []*ir.Node, later func(*ir.Node) bool) (*outli
 	}
 	for _, v := range inputs {
 		switch {
-		case v.Tensor() != nil && isConstant(p, v):
+		case v.Tensor() != nil && extcompile.IsConstant(p, v):
 			ins = append(ins, regionIn{v: v, operand: v})
 		case v.Tensor() != nil && deviceResult(v) != nil:
 			ins = append(ins, regionIn{v: v, operand: deviceResult(v)})
@@ -335,20 +317,12 @@ func deviceArgs(op ir.Op, args []ir.Arg) {
 	}
 }
 
+// remap replaces the values of a that vmap maps (at any list depth).
 func remap(a ir.Arg, vmap map[*ir.Value]ir.Arg) ir.Arg {
-	switch a.Kind {
-	case ir.ArgValue:
-		if na, ok := vmap[a.Value]; ok {
+	return partition.MapValues(a, func(v ir.Arg) ir.Arg {
+		if na, ok := vmap[v.Value]; ok {
 			return na
 		}
-	case ir.ArgList:
-		l := make([]ir.Arg, len(a.List))
-		for i, e := range a.List {
-			l[i] = remap(e, vmap)
-		}
-		out := a
-		out.List = l
-		return out
-	}
-	return a
+		return v
+	})
 }

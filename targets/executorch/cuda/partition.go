@@ -230,15 +230,3 @@ func onDevice(t ir.Type) ir.Type {
 	}
 	return t
 }
-
-// isConstant reports a constant placeholder of the main graph.
-func isConstant(p *ir.Program, v *ir.Value) bool {
-	if !v.IsInput() || v.Graph != p.Main || v.Index >= len(p.Signature.Inputs) {
-		return false
-	}
-	switch p.Signature.Inputs[v.Index].Kind {
-	case ir.Parameter, ir.Buffer, ir.ConstantTensor:
-		return true
-	}
-	return false
-}

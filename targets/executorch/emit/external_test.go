@@ -11,10 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/targets/executorch/emit"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
@@ -22,45 +21,9 @@ import (
 // decoded .pte and .ptd (nil when there is no external data).
 func emitExternal(t *testing.T, path, backend string, opts emit.Options) (*pte.File, *pte.DataFile, []byte) {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ir.Parse(src, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := pm.Build(pm.TargetExecuTorch, backend)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pm.Run(p, pl, nil, pm.Config{}); err != nil {
-		t.Fatal(err)
-	}
-	f, data, err := emit.ProgramWithData(p, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pte.Encode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := pte.Decode(filepath.Base(path), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(data) == 0 {
-		return g, nil, nil
-	}
-	db, err := pte.EncodePTDWith(data, emit.PTDOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := pte.DecodePTD(filepath.Base(path)+".ptd", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, d, db
+	p := ettest.ParseFile(t, path)
+	ettest.Lower(t, p, backend, "")
+	return ettest.EmitWithData(t, p, filepath.Base(path), opts)
 }
 
 // tensorStorage describes where each tensor value's data comes from,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/partition"
 )
 
 // RegionSpec describes how one backend's delegate region becomes a
@@ -98,25 +99,13 @@ func Region(p *ir.Program, call *ir.Node, s RegionSpec) (*ir.Program, error) {
 	}
 	b := ir.NewBuilder(np.Main)
 	for _, n := range region.Nodes() {
-		args := make([]ir.Arg, len(n.Args))
-		for i, a := range n.Args {
+		for _, a := range n.Args {
 			if a.Kind == ir.ArgGraph {
 				return nil, n.Errorf("%s: region node has a region of its own; not supported", s.Prefix)
 			}
-			args[i] = Remap(a, vmap)
 		}
-		types := make([]ir.Type, len(n.Results))
-		names := make([]string, len(n.Results))
-		for i, r := range n.Results {
-			types[i], names[i] = r.Type, r.Name
-		}
-		nn, err := b.Raw(n.Op, args, types, names)
-		if err != nil {
+		if _, err := partition.CopyNode(b, n, vmap); err != nil {
 			return nil, n.Errorf("%s: copying the region: %v", s.Prefix, err)
-		}
-		nn.Meta = n.Meta.Clone()
-		for i, r := range n.Results {
-			vmap[r] = nn.Results[i]
 		}
 	}
 	var outs []ir.Arg
@@ -124,7 +113,7 @@ func Region(p *ir.Program, call *ir.Node, s RegionSpec) (*ir.Program, error) {
 		if o.Kind != ir.ArgValue || o.Value.Tensor() == nil {
 			return nil, call.Errorf("%s: region output %d is not a tensor value", s.Prefix, i)
 		}
-		outs = append(outs, Remap(o, vmap))
+		outs = append(outs, partition.Remap(o, vmap))
 		np.Signature.Outputs = append(np.Signature.Outputs, ir.OutputSpec{Kind: ir.UserOutput})
 	}
 	np.Main.SetOutputs(outs...)
@@ -147,23 +136,6 @@ func IsConstant(p *ir.Program, v *ir.Value) bool {
 		return true
 	}
 	return false
-}
-
-// Remap rewrites the values of a (and of its list elements) through vmap.
-func Remap(a ir.Arg, vmap map[*ir.Value]*ir.Value) ir.Arg {
-	switch a.Kind {
-	case ir.ArgValue:
-		return ir.ValueArg(vmap[a.Value])
-	case ir.ArgList:
-		l := make([]ir.Arg, len(a.List))
-		for i, e := range a.List {
-			l[i] = Remap(e, vmap)
-		}
-		out := a
-		out.List = l
-		return out
-	}
-	return a
 }
 
 // FlatSpec is torch's TreeSpec (protocol 1) of n leaves: ((leaves…), {})

@@ -2,11 +2,10 @@ package openvino
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/targets/executorch/emit"
-	"github.com/fxport/fxport/targets/executorch/extcompile"
+	"github.com/fxport/fxport/targets/executorch/partition"
 )
 
 // BackendID is the delegate id of the OpenVINO backend.
@@ -21,7 +20,7 @@ const Device = "CPU"
 const MetaDevice = "compile_spec.device"
 
 // OpCallDelegate is the delegate call op (shared with XNNPACK and CUDA).
-var OpCallDelegate = ir.MustLookupOp("higher_order.executorch_call_delegate")
+var OpCallDelegate = partition.OpCallDelegate
 
 // Rejected is a node the partitioner left on portable kernels, with the
 // reason.
@@ -102,7 +101,10 @@ func Partition(p *ir.Program) (*Result, error) {
 	}
 	var live [][]*ir.Node
 	for {
-		live = assign(nodes, pos, excluded)
+		live = partition.InGraphOrder(partition.Group(nodes, pos, func(n *ir.Node) bool {
+			_, ok := excluded[n]
+			return !ok
+		}), pos)
 		dropped := false
 		for _, g := range live {
 			for n, why := range stridedBoundary(g) {
@@ -120,74 +122,23 @@ func Partition(p *ir.Program) (*Result, error) {
 		}
 	}
 	for _, g := range live {
-		call, err := outline(p, g, len(res.Calls))
+		call, err := partition.Outline(g, partition.Spec{
+			Backend: BackendID,
+			Region:  fmt.Sprintf("openvino_partition_%d", len(res.Calls)),
+			Pass:    "openvino-partition",
+			Prefix:  "openvino partition",
+		})
 		if err != nil {
 			return nil, err
 		}
 		if call == nil {
-			continue
+			continue // none of g's results is used
 		}
+		call.Meta.Set(MetaDevice, Device)
 		res.Calls = append(res.Calls, call)
 		res.Nodes += len(g)
 	}
 	return res, nil
-}
-
-// assign groups the nodes not in excluded greedily, in graph order, into
-// maximal convex groups, and returns them in graph order of their first
-// node, each in graph order.
-func assign(nodes []*ir.Node, pos map[*ir.Node]int, excluded map[*ir.Node]string) [][]*ir.Node {
-	group := map[*ir.Node]int{}
-	var groups [][]*ir.Node
-	for _, n := range nodes {
-		if _, ok := excluded[n]; ok {
-			continue
-		}
-		ids := producerGroups(n, group)
-		joined := false
-		if len(ids) > 0 {
-			all := []*ir.Node{n}
-			for _, id := range ids {
-				all = append(all, groups[id]...)
-			}
-			if convex(all, pos) {
-				into := ids[0]
-				for _, id := range ids[1:] {
-					for _, m := range groups[id] {
-						group[m] = into
-					}
-					groups[into] = append(groups[into], groups[id]...)
-					groups[id] = nil
-				}
-				groups[into] = append(groups[into], n)
-				group[n] = into
-				joined = true
-			} else {
-				sort.SliceStable(ids, func(i, j int) bool { return len(groups[ids[i]]) > len(groups[ids[j]]) })
-				for _, id := range ids {
-					if convex(append([]*ir.Node{n}, groups[id]...), pos) {
-						groups[id] = append(groups[id], n)
-						group[n] = id
-						joined = true
-						break
-					}
-				}
-			}
-		}
-		if !joined {
-			group[n] = len(groups)
-			groups = append(groups, []*ir.Node{n})
-		}
-	}
-	var live [][]*ir.Node
-	for _, g := range groups {
-		if len(g) > 0 {
-			sort.Slice(g, func(i, j int) bool { return pos[g[i]] < pos[g[j]] })
-			live = append(live, g)
-		}
-	}
-	sort.SliceStable(live, func(i, j int) bool { return pos[live[i][0]] < pos[live[j][0]] })
-	return live
 }
 
 // stridedBoundary returns the nodes of g that read a non-contiguous tensor
@@ -222,179 +173,4 @@ func stridedBoundary(g []*ir.Node) map[*ir.Node]string {
 func contiguous(v *ir.Value) bool {
 	t := v.Tensor()
 	return t == nil || t.IsContiguous()
-}
-
-// producerGroups lists, sorted, the groups of n's producers.
-func producerGroups(n *ir.Node, group map[*ir.Node]int) []int {
-	seen := map[int]bool{}
-	var ids []int
-	for _, v := range n.Operands() {
-		if v.Def == nil {
-			continue
-		}
-		if id, ok := group[v.Def]; ok && !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	sort.Ints(ids)
-	return ids
-}
-
-// convex reports whether no path leaves set and re-enters it through a
-// node outside it.
-func convex(set []*ir.Node, pos map[*ir.Node]int) bool {
-	in := map[*ir.Node]bool{}
-	last := 0
-	for _, n := range set {
-		in[n] = true
-		last = max(last, pos[n])
-	}
-	// Walk the outside nodes reachable from the set; only those before the
-	// set's last node can lead back into it.
-	seen := map[*ir.Node]bool{}
-	var work []*ir.Node
-	users := func(n *ir.Node) {
-		for _, r := range n.Results {
-			for _, u := range r.Uses() {
-				if u.IsReturn() || in[u] || seen[u] || pos[u] > last {
-					continue
-				}
-				seen[u] = true
-				work = append(work, u)
-			}
-		}
-	}
-	for _, n := range set {
-		users(n)
-	}
-	for len(work) > 0 {
-		u := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, r := range u.Results {
-			for _, w := range r.Uses() {
-				if !w.IsReturn() && in[w] {
-					return false
-				}
-			}
-		}
-		users(u)
-	}
-	return true
-}
-
-// outline moves g (graph order, convex) into the region of a new
-// OpenvinoBackend delegate call placed after g's last node; nodes between
-// g's first and last node that depend on g move after the call, in order.
-// A group none of whose results is used is left alone (nil call).
-func outline(p *ir.Program, g []*ir.Node, index int) (*ir.Node, error) {
-	in := map[*ir.Node]bool{}
-	for _, n := range g {
-		in[n] = true
-	}
-	var inputs []*ir.Value
-	seenIn := map[*ir.Value]bool{}
-	for _, n := range g {
-		for _, v := range n.Operands() {
-			if (v.Def == nil || !in[v.Def]) && !seenIn[v] {
-				seenIn[v] = true
-				inputs = append(inputs, v)
-			}
-		}
-	}
-	var outputs []*ir.Value
-	for _, n := range g {
-		for _, r := range n.Results {
-			for _, u := range r.Uses() {
-				if u.IsReturn() || !in[u] {
-					outputs = append(outputs, r)
-					break
-				}
-			}
-		}
-	}
-	if len(outputs) == 0 {
-		return nil, nil
-	}
-	last := g[len(g)-1]
-	dep := map[*ir.Node]bool{}
-	var movers []*ir.Node
-	for n := g[0]; n != nil && n != last; n = n.Next() {
-		if in[n] {
-			continue
-		}
-		for _, v := range n.Operands() {
-			if v.Def != nil && (in[v.Def] || dep[v.Def]) {
-				dep[n] = true
-				movers = append(movers, n)
-				break
-			}
-		}
-	}
-	region := g[0].NewRegion(fmt.Sprintf("openvino_partition_%d", index))
-	vmap := map[*ir.Value]*ir.Value{}
-	for _, v := range inputs {
-		nv, err := region.AddInput(v.Name, v.Type)
-		if err != nil {
-			return nil, fmt.Errorf("openvino partition: %w", err)
-		}
-		vmap[v] = nv
-	}
-	b := ir.NewBuilder(region)
-	for _, n := range g {
-		args := make([]ir.Arg, len(n.Args))
-		for i, a := range n.Args {
-			args[i] = extcompile.Remap(a, vmap)
-		}
-		types := make([]ir.Type, len(n.Results))
-		names := make([]string, len(n.Results))
-		for i, r := range n.Results {
-			types[i], names[i] = r.Type, r.Name
-		}
-		nn, err := b.Raw(n.Op, args, types, names)
-		if err != nil {
-			return nil, n.Errorf("openvino partition: copying into the region: %v", err)
-		}
-		nn.Meta = n.Meta.Clone()
-		for i, r := range n.Results {
-			vmap[r] = nn.Results[i]
-		}
-	}
-	outs := make([]ir.Arg, len(outputs))
-	types := make([]ir.Type, len(outputs))
-	for i, o := range outputs {
-		outs[i] = ir.ValueArg(vmap[o])
-		types[i] = o.Type
-	}
-	region.SetOutputs(outs...)
-	callArgs := []ir.Arg{ir.GraphArg(region), ir.StringArg(BackendID)}
-	for _, v := range inputs {
-		callArgs = append(callArgs, ir.ValueArg(v))
-	}
-	cb := ir.NewBuilder(p.Main)
-	cb.SetInsertAfter(last)
-	cb.Pass = "openvino-partition"
-	call, err := cb.Raw(OpCallDelegate, callArgs, types, nil)
-	if err != nil {
-		return nil, last.Errorf("openvino partition: building the delegate call: %v", err)
-	}
-	call.Meta.Set(MetaDevice, Device)
-	for i, o := range outputs {
-		o.ReplaceAllUsesWith(call.Results[i])
-	}
-	at := call.Next()
-	for _, m := range movers {
-		m.MoveBefore(at) // nil: to the end of the graph
-	}
-	for i := len(g) - 1; i >= 0; i-- {
-		if err := g[i].Erase(); err != nil {
-			return nil, g[i].Errorf("openvino partition: erasing a claimed node: %v", err)
-		}
-	}
-	for i, o := range outputs {
-		if err := call.Results[i].Rename(o.Name); err != nil {
-			return nil, fmt.Errorf("openvino partition: %w", err)
-		}
-	}
-	return call, nil
 }

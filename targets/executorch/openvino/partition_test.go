@@ -22,7 +22,7 @@ func parse(t *testing.T, src string) *ir.Program {
 	return p
 }
 
-func partition(t *testing.T, src string) (*ir.Program, *Result) {
+func partitioned(t *testing.T, src string) (*ir.Program, *Result) {
 	t.Helper()
 	p := parse(t, src)
 	res, err := Partition(p)
@@ -51,7 +51,7 @@ graph forward(%p_w: f32[8, 8], %p_b: f32[8], %x: f32[1, 8]) {
 `
 
 func TestPartitionClaimsSupportedGroup(t *testing.T) {
-	p, res := partition(t, linearRelu)
+	p, res := partitioned(t, linearRelu)
 	if len(res.Calls) != 1 || res.Nodes != 2 || len(res.Rejected) != 0 {
 		t.Fatalf("result %+v", res)
 	}
@@ -81,7 +81,7 @@ func TestPartitionClaimsSupportedGroup(t *testing.T) {
 // An unsupported node splits the program into two partitions and stays
 // portable between them.
 func TestPartitionSeveralRegions(t *testing.T) {
-	p, res := partition(t, `graph forward(%x: f32[2, 4]) {
+	p, res := partitioned(t, `graph forward(%x: f32[2, 4]) {
   %relu: f32[2, 4] = aten.relu.default(%x)
   %softplus: f32[2, 4] = aten.softplus.default(%relu)
   %sigmoid: f32[2, 4] = aten.sigmoid.default(%softplus)
@@ -111,7 +111,7 @@ func TestPartitionSeveralRegions(t *testing.T) {
 // A node reading both a partition and a portable node computed from it
 // cannot join the partition (the region would not be convex).
 func TestPartitionStaysConvex(t *testing.T) {
-	p, res := partition(t, `graph forward(%x: f32[2, 4]) {
+	p, res := partitioned(t, `graph forward(%x: f32[2, 4]) {
   %relu: f32[2, 4] = aten.relu.default(%x)
   %softplus: f32[2, 4] = aten.softplus.default(%relu)
   %add: f32[2, 4] = aten.add.Tensor(%relu, %softplus)
@@ -138,7 +138,7 @@ func TestPartitionRejectsWithReasons(t *testing.T) {
 		"empty":   {"graph forward(%x: f32[0, 4]) {\n  %relu: f32[0, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "empty dim"},
 		"op":      {"graph forward(%x: f32[2, 4]) {\n  %softplus: f32[2, 4] = aten.softplus.default(%x)\n  return %softplus\n}\n", "not in the OpenVINO partitioner's op list"},
 	} {
-		p, res := partition(t, tc.src)
+		p, res := partitioned(t, tc.src)
 		if len(res.Calls) != 0 || len(res.Rejected) != 1 || !strings.Contains(res.Rejected[0].Reason, tc.reason) {
 			t.Errorf("%s: calls %d rejected %+v, want reason %q\n%s", name, len(res.Calls), res.Rejected, tc.reason, ir.Print(p))
 		}

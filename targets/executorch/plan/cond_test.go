@@ -123,17 +123,7 @@ func TestRandomCondProgramsNeverOverlap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for iter := 0; iter < 150; iter++ {
 		src := randomCondProgram(r, false)
-		p, err := ir.Parse([]byte(src), "random.fxir")
-		if err != nil {
-			t.Fatalf("iteration %d: %v\n%s", iter, err, src)
-		}
-		pl, err := plan.Compute(p, plan.DefaultOptions())
-		if err != nil {
-			t.Fatalf("iteration %d: %v\n%s", iter, err, src)
-		}
-		if err := checkNoOverlap(pl); err != nil {
-			t.Fatalf("iteration %d: %v\n%s\n%s", iter, err, src, pl.Table())
-		}
+		p, pl := planRandom(t, fmt.Sprintf("iteration %d", iter), src, "random.fxir")
 		if err := checkTraces(p, pl); err != nil {
 			t.Fatalf("iteration %d: %v\n%s\n%s", iter, err, src, pl.Table())
 		}

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -103,17 +104,7 @@ func TestRandomProgramsWithViewsNeverOverlap(t *testing.T) {
 		for iter := 0; iter < 100; iter++ {
 			src := g.gen(r, true)
 			views += strings.Count(src, "et_view")
-			p, err := ir.Parse([]byte(src), "random_views.fxir")
-			if err != nil {
-				t.Fatalf("%s %d: %v\n%s", g.name, iter, err, src)
-			}
-			pl, err := plan.Compute(p, plan.DefaultOptions())
-			if err != nil {
-				t.Fatalf("%s %d: %v\n%s", g.name, iter, err, src)
-			}
-			if err := checkNoOverlap(pl); err != nil {
-				t.Fatalf("%s %d: %v\n%s\n%s", g.name, iter, err, src, pl.Table())
-			}
+			p, pl := planRandom(t, fmt.Sprintf("%s %d", g.name, iter), src, "random_views.fxir")
 			if g.loop {
 				for _, k := range []int{0, 1, 3} {
 					if err := checkLoopTrace(p, pl, k); err != nil {

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,9 +9,9 @@ import (
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/interp/npy"
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/targets/executorch/emit"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
@@ -21,46 +19,14 @@ import (
 // decoded .pte and .ptd, and the IR before lowering (the reference).
 func exportPair(t *testing.T, path, backend string, opts emit.Options) (*pte.File, *pte.DataFile, *ir.Program) {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ir.Parse(src, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := ettest.ParseFile(t, path)
 	ref := p.Clone()
-	pl, err := pm.Build(pm.TargetExecuTorch, backend)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pm.Run(p, pl, nil, pm.Config{}); err != nil {
-		t.Fatal(err)
-	}
-	f, data, err := emit.ProgramWithData(p, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pte.Encode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := pte.Decode(filepath.Base(path), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(data) == 0 {
+	ettest.Lower(t, p, backend, "")
+	f, d, _ := ettest.EmitWithData(t, p, filepath.Base(path), opts)
+	if d == nil {
 		t.Fatal("no external data")
 	}
-	db, err := pte.EncodePTDWith(data, emit.PTDOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := pte.DecodePTD(filepath.Base(path)+".ptd", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, d, ref
+	return f, d, ref
 }
 
 // checkAgainstInterp runs f with its data file and p in the interpreter.
@@ -130,32 +96,10 @@ func TestExternalConstantsWithMutableBuffers(t *testing.T) {
 	if err != nil {
 		t.Skipf("corpus: %v", err)
 	}
-	pl, err := pm.Build(pm.TargetExecuTorch, "executorch.portable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pm.Run(p, pl, nil, pm.Config{}); err != nil {
-		t.Fatal(err)
-	}
-	ef, data, err := emit.ProgramWithData(p, emit.Options{ExternalConstants: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pte.Decode("llama_block.pte", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := pte.EncodePTDWith(data, emit.PTDOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := pte.DecodePTD("llama_block.ptd", db)
-	if err != nil {
-		t.Fatal(err)
+	ettest.Lower(t, p, "executorch.portable", "")
+	f, d, _ := ettest.EmitWithData(t, p, "llama_block.pte", emit.Options{ExternalConstants: true})
+	if d == nil {
+		t.Fatal("no external data")
 	}
 	external, mutable := 0, 0
 	for _, v := range f.Program.ExecutionPlan[0].Values {
@@ -173,16 +117,7 @@ func TestExternalConstantsWithMutableBuffers(t *testing.T) {
 	if external == 0 || external != len(d.Tensors) || mutable != 2 {
 		t.Errorf("%d external tensors (%d in the .ptd), %d mutable buffers (want 2)", external, len(d.Tensors), mutable)
 	}
-	var ins []interp.Value
-	for i := 0; ; i++ {
-		x, err := npy.ReadFile(filepath.Join(dir, "io", fmt.Sprintf("input_%d.npy", i)))
-		if os.IsNotExist(err) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		ins = append(ins, x)
-	}
+	ins := ettest.CorpusInputs(t, dir)
 	outs, err := Run(f, ins, Options{Data: []*pte.DataFile{d}})
 	if err != nil {
 		t.Fatal(err)

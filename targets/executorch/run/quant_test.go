@@ -1,19 +1,16 @@
 package run
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fxport/fxport/interp"
-	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/targets/executorch/emit"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
@@ -22,149 +19,36 @@ import (
 // kernel of ExecuTorch's quantized library, and the emitted file computes
 // exactly what the interpreter computes on the unlowered IR.
 
-func qHexF32(v ...float64) string {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(x)))
-	}
-	return hex.EncodeToString(b)
-}
-
-func qHexF64(v ...float64) string {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-	return hex.EncodeToString(b)
-}
-
-func qHexI64(v ...int64) string {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
-	}
-	return hex.EncodeToString(b)
-}
-
-// qHexI8 is n int8 weights spread over [-127, 127].
-func qHexI8(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(int8(math.Round(127 * math.Sin(float64(i*13+5)))))
-	}
-	return hex.EncodeToString(b)
-}
-
-// qInput is a deterministic float32 input of the given shape.
-func qInput(shape ...int64) *interp.Tensor {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = math.Sin(float64(i*7+3)) * 1.2
-	}
-	return interp.FromFloat64(ir.Float32, shape, xs)
-}
-
-// qPipeline lowers p with the named executorch backend pipeline, or with
-// pipeline text when given.
-func qPipeline(t *testing.T, p *ir.Program, backend, text string) {
-	t.Helper()
-	var pl *pm.Pipeline
-	var err error
-	if text != "" {
-		pl, err = pm.ParsePipeline(text)
-	} else {
-		pl, err = pm.Build(pm.TargetExecuTorch, backend)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pm.Run(p, pl, nil, pm.Config{VerifyEach: true}); err != nil {
-		t.Fatalf("%s pipeline: %v", backend, err)
-	}
-}
-
 // qExport lowers src (with backend, or pipeline text), emits, encodes,
 // decodes and runs it on inputs, and compares every output bit for bit with
 // the interpreter on the unlowered IR. It returns the decoded file and the
 // operator names ("ns::name.overload") of its first method.
 func qExport(t *testing.T, src, backend, text string, inputs ...interp.Value) (*pte.File, []string) {
 	t.Helper()
-	ref, err := ir.Parse([]byte(src), "q.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := interp.Run(ref, inputs, interp.Options{})
+	want, err := interp.Run(ettest.Parse(t, src, "q.fxir"), inputs, interp.Options{})
 	if err != nil {
 		t.Fatalf("interpreter: %v", err)
 	}
-	p, err := ir.Parse([]byte(src), "q.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	qPipeline(t, p, backend, text)
+	p := ettest.Parse(t, src, "q.fxir")
+	ettest.Lower(t, p, backend, text)
 	// The interpreter runs the lowered IR (the .out forms) too.
 	lowered, err := interp.Run(p, inputs, interp.Options{})
 	if err != nil {
 		t.Fatalf("interpreter on the lowered IR: %v", err)
 	}
-	qSame(t, "lowered IR", lowered.Outputs, want.Outputs)
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatalf("emit: %v", err)
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pte.Decode("q.pte", b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ettest.Same(t, "lowered IR", lowered.Outputs, want.Outputs)
+	f, _ := ettest.Emit(t, p, "q.pte", emit.Options{NoMetadataMethod: true})
 	got, err := Run(f, inputs, Options{})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	qSame(t, "run", got, want.Outputs)
+	ettest.Same(t, "run", got, want.Outputs)
 	var ops []string
 	for _, o := range f.Methods[0].Plan.Operators {
 		ops = append(ops, o.Name+"."+o.Overload)
 	}
 	t.Logf("operators: %v", ops)
 	return f, ops
-}
-
-// qSame compares outputs bit for bit with the interpreter's on the
-// unlowered IR (and rejects degenerate outputs).
-func qSame(t *testing.T, what string, got, want []interp.Value) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d outputs, interpreter %d", what, len(got), len(want))
-	}
-	for i, w := range want {
-		wt := w.(*interp.Tensor)
-		g, ok := got[i].(*interp.Tensor)
-		if !ok {
-			t.Fatalf("%s: output %d: %s", what, i, interp.Describe(got[i]))
-		}
-		if g.DType != wt.DType || fmt.Sprint(g.Shape) != fmt.Sprint(wt.Shape) {
-			t.Fatalf("%s: output %d: %s%v, interpreter %s%v", what, i, g.DType, g.Shape, wt.DType, wt.Shape)
-		}
-		gs, ws := g.Float64s(), wt.Float64s()
-		distinct := map[float64]bool{}
-		for j := range ws {
-			distinct[ws[j]] = true
-			if gs[j] != ws[j] {
-				t.Errorf("%s: output %d [%d] = %g, interpreter %g", what, i, j, gs[j], ws[j])
-			}
-		}
-		if len(ws) > 4 && len(distinct) < 4 {
-			t.Errorf("%s: output %d: degenerate values %v", what, i, ws)
-		}
-	}
 }
 
 // wantOps checks that every name of want is in the operator list and that
@@ -183,31 +67,8 @@ func wantOps(t *testing.T, ops []string, want ...string) {
 	}
 }
 
-// qLinearPerTensor is a PT2E static per-tensor quantized linear: input
-// and output quantized per tensor, an int8 weight dequantized per tensor,
-// permute_copy + addmm.
-func qLinearPerTensor() string {
-	return fmt.Sprintf(`input p_w: parameter "w"
-input p_b: parameter "b"
-input x: user_input
-output user_output
-weight "w": i8[3, 4] = inline("%s")
-weight "b": f32[3] = inline("%s")
-graph forward(%%p_w: i8[3, 4], %%p_b: f32[3], %%x: f32[5, 4]) {
-  %%xq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%x, 0.02, 3, -128, 127, torch.int8)
-  %%xd: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%xq, 0.02, 3, -128, 127, torch.int8)
-  %%wd: f32[3, 4] = quantized_decomposed.dequantize_per_tensor.default(%%p_w, 0.01, 0, -127, 127, torch.int8)
-  %%wt: f32[4, 3] = aten.permute_copy.default(%%wd, [1, 0])
-  %%y: f32[5, 3] = aten.addmm.default(%%p_b, %%xd, %%wt)
-  %%yq: i8[5, 3] = quantized_decomposed.quantize_per_tensor.default(%%y, 0.01, -2, -128, 127, torch.int8)
-  %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.01, -2, -128, 127, torch.int8)
-  return %%yd
-}
-`, qHexI8(12), qHexF32(0.1, -0.25, 0.05))
-}
-
 func TestPortableQuantizedLinearPerTensor(t *testing.T) {
-	_, ops := qExport(t, qLinearPerTensor(), "executorch.portable", "", qInput(5, 4))
+	_, ops := qExport(t, ettest.QS8Linear(), "executorch.portable", "", ettest.Input(5, 4))
 	wantOps(t, ops, "quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed::dequantize_per_tensor.out", "aten::addmm.out")
 }
 
@@ -239,8 +100,8 @@ graph forward(%%p_w: i8[3, 4], %%p_s: f64[3], %%p_z: i64[3], %%p_xs: f64[1], %%p
   %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_channel.default(%%yq, %%p_s, None, 1, -128, 127, torch.int8)
   return %%yd
 }
-`, qHexI8(12), qHexF64(0.01, 0.02, 0.005), qHexI64(0, 1, -1), qHexF64(0.02), qHexI64(3), qHexF32(0.1, -0.25, 0.05))
-	_, ops := qExport(t, src, "executorch.portable", "", qInput(5, 4))
+`, ettest.HexI8(12), ettest.HexF64(0.01, 0.02, 0.005), ettest.HexI64(0, 1, -1), ettest.HexF64(0.02), ettest.HexI64(3), ettest.HexF32(0.1, -0.25, 0.05))
+	_, ops := qExport(t, src, "executorch.portable", "", ettest.Input(5, 4))
 	wantOps(t, ops,
 		"quantized_decomposed::quantize_per_tensor.Tensor_out",
 		"quantized_decomposed::dequantize_per_tensor.Tensor_out",
@@ -271,8 +132,8 @@ graph forward(%%p_w: i8[3, 4], %%p_ws: f32[3], %%p_wz: i64[3], %%p_b: f32[3], %%
   %%y: f32[5, 3] = aten.addmm.default(%%p_b, %%xd, %%wt)
   return %%y, %%s
 }
-`, qHexI8(12), qHexF32(0.01, 0.02, 0.005), qHexI64(0, 2, -1), qHexF32(0.1, -0.25, 0.05))
-	f, ops := qExport(t, src, "executorch.portable", "", qInput(5, 4))
+`, ettest.HexI8(12), ettest.HexF32(0.01, 0.02, 0.005), ettest.HexI64(0, 2, -1), ettest.HexF32(0.1, -0.25, 0.05))
+	f, ops := qExport(t, src, "executorch.portable", "", ettest.Input(5, 4))
 	wantOps(t, ops,
 		"quantized_decomposed::choose_qparams.Tensor_out",
 		"quantized_decomposed::quantize_per_tensor.Tensor_out",
@@ -307,8 +168,8 @@ graph forward(%%p_w: i8[4, 64], %%p_ws: f32[4, 2], %%x: f32[3, 64]) {
   %%y: f32[3, 4] = aten.mm.default(%%xd, %%wt)
   return %%y
 }
-`, hex.EncodeToString(w), qHexF32(scales...))
-	f, ops := qExport(t, src, "executorch.portable", "", qInput(3, 64))
+`, hex.EncodeToString(w), ettest.HexF32(scales...))
+	f, ops := qExport(t, src, "executorch.portable", "", ettest.Input(3, 64))
 	wantOps(t, ops,
 		"quantized_decomposed::choose_qparams_per_token_asymmetric.out",
 		"quantized_decomposed::quantize_per_token.out",
@@ -384,17 +245,7 @@ func qNbytes(t *etfb.TensorT) int64 {
 // into) stays outside the delegate and runs on the portable quantized
 // kernels.
 func TestXNNPACKExcludedQDQRunsPortable(t *testing.T) {
-	pl, err := pm.Build(pm.TargetExecuTorch, "executorch.xnnpack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := pl.String()
-	const at = "xnnpack-partition"
-	i := strings.Index(s, at)
-	if i < 0 || strings.HasPrefix(s[i+len(at):], "{") {
-		t.Fatalf("no option-free %s in %s", at, s)
-	}
-	s = s[:i+len(at)] + "{partition-exclude=DeQuantizedPerTensorConfig}" + s[i+len(at):]
+	s := ettest.XNNPACKExclude(t, "DeQuantizedPerTensorConfig")
 	src := fmt.Sprintf(`input p_w: parameter "w"
 input p_b: parameter "b"
 input x: user_input
@@ -408,8 +259,8 @@ graph forward(%%p_w: f32[3, 4], %%p_b: f32[3], %%x: f32[5, 4]) {
   %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.01, -2, -128, 127, torch.int8)
   return %%yd
 }
-`, qHexF32(0.5, -0.25, 0.125, 0.75, -0.5, 0.25, 1, -0.125, 0.375, 0.0625, -0.75, 0.5), qHexF32(0.1, -0.25, 0.05))
-	f, ops := qExport(t, src, "", s, qInput(5, 4))
+`, ettest.HexF32(0.5, -0.25, 0.125, 0.75, -0.5, 0.25, 1, -0.125, 0.375, 0.0625, -0.75, 0.5), ettest.HexF32(0.1, -0.25, 0.05))
+	f, ops := qExport(t, src, "", s, ettest.Input(5, 4))
 	if len(f.Methods[0].Delegates) != 1 {
 		t.Errorf("%d delegates, want the linear's (operators %v)", len(f.Methods[0].Delegates), ops)
 	}
@@ -431,7 +282,7 @@ graph forward(%x: f32[s0, 16]) {
   return %yd
 }
 `
-	_, ops := qExport(t, src, "executorch.portable", "", qInput(3, 16))
+	_, ops := qExport(t, src, "executorch.portable", "", ettest.Input(3, 16))
 	wantOps(t, ops, "quantized_decomposed::choose_qparams_per_token_asymmetric.out", "quantized_decomposed::quantize_per_token.out", "quantized_decomposed::dequantize_per_token.out")
 }
 
@@ -453,6 +304,6 @@ graph forward(%x: f32[2, 3, 4]) {
   return %sd
 }
 `
-	_, ops := qExport(t, src, "executorch.xnnpack", "", qInput(2, 3, 4))
+	_, ops := qExport(t, src, "executorch.xnnpack", "", ettest.Input(2, 3, 4))
 	wantOps(t, ops, "quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed::dequantize_per_tensor.out")
 }

@@ -8,9 +8,7 @@ import (
 
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/targets/executorch/emit"
-	"github.com/fxport/fxport/targets/executorch/pte"
-	"github.com/fxport/fxport/targets/executorch/run"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/xnnpack"
 )
 
@@ -20,80 +18,12 @@ import (
 // It returns the delegate graphs' node kinds and the lowered program.
 func argmaxExport(t *testing.T, src string, gen func(k int) float64) ([]string, *ir.Program) {
 	t.Helper()
-	ref, err := ir.Parse([]byte(src), "argmax.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ins []interp.Value
-	for _, v := range interp.UserInputs(ref) {
-		shape, ok := v.Tensor().StaticShape()
-		if !ok {
-			t.Fatalf("input %s: static shapes only", v)
-		}
-		n := int64(1)
-		for _, d := range shape {
-			n *= d
-		}
-		xs := make([]float64, n)
-		for k := range xs {
-			xs[k] = gen(k)
-		}
-		ins = append(ins, interp.FromFloat64(v.Tensor().DType, shape, xs))
-	}
-	want, err := interp.Run(ref, ins, interp.Options{})
-	if err != nil {
-		t.Fatalf("interpreter: %v", err)
-	}
-	p, err := ir.Parse([]byte(src), "argmax.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lower(t, p, "")
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatalf("emit: %v\n%s", err, ir.Print(p))
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	f, err := pte.Decode("argmax.pte", b)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	var kinds []string
-	for _, d := range f.Methods[0].Delegates {
-		if d.XNNPACK == nil {
-			continue
-		}
-		for _, n := range d.XNNPACK.Graph.Xnodes {
-			kinds = append(kinds, n.XnodeUnion.Type.String())
-		}
-	}
-	outs, err := run.Run(f, ins, run.Options{})
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, ir.Print(p))
-	}
-	if len(outs) != len(want.Outputs) {
-		t.Fatalf("%d outputs, want %d", len(outs), len(want.Outputs))
-	}
-	for i := range outs {
-		g, ok1 := outs[i].(*interp.Tensor)
-		w, ok2 := want.Outputs[i].(*interp.Tensor)
-		if !ok1 || !ok2 {
-			t.Fatalf("output %d: %s vs %s", i, interp.Describe(outs[i]), interp.Describe(want.Outputs[i]))
-		}
-		if g.DType != w.DType || fmt.Sprint(g.Shape) != fmt.Sprint(w.Shape) {
-			t.Fatalf("output %d: %s%v, want %s%v", i, g.DType, g.Shape, w.DType, w.Shape)
-		}
-		gs, ws := g.Float64s(), w.Float64s()
-		for k := range ws {
-			if gs[k] != ws[k] {
-				t.Fatalf("output %d[%d] = %v, want %v (nodes %v)\n%s", i, k, gs[k], ws[k], kinds, ir.Print(p))
-			}
-		}
-	}
-	return kinds, p
+	c := xnnExport(t, src, "argmax", "", func(ref *ir.Program) []interp.Value {
+		return ettest.Inputs(t, ref, func(_, k int) float64 { return gen(k) })
+	})
+	kinds := delegateKinds(c.f)
+	wantWithin(t, c.run(t), c.want, within(0), fmt.Sprintf("(nodes %v)\n%s", kinds, ir.Print(c.p)))
+	return kinds, c.p
 }
 
 // smooth inputs have no ties; steps have many (values -3…2).
@@ -293,13 +223,7 @@ graph forward(%x: f32[1, 2, 8, 8]) {
 `
 	for _, gen := range []func(int) float64{smooth, steps} {
 		kinds, p := argmaxExport(t, src, gen)
-		n := 0
-		for _, k := range kinds {
-			if k == "XNNArgMaxPooling2d" {
-				n++
-			}
-		}
-		if n != 2 {
+		if n := countKind(kinds, "XNNArgMaxPooling2d"); n != 2 {
 			t.Fatalf("%d XNNArgMaxPooling2d nodes, want 2 (the third pooling's indices are unused): %v", n, kinds)
 		}
 		tables := 0

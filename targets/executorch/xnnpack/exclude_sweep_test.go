@@ -10,169 +10,10 @@ import (
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/targets/executorch/emit"
-	"github.com/fxport/fxport/targets/executorch/pte"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/run"
 	"github.com/fxport/fxport/targets/executorch/xnnpack"
 )
-
-// qprog is one quantized test program with its input shape and the
-// tolerance of the delegated result against the interpreter on the
-// unlowered IR (one output quantization step, or what its own test
-// derives).
-type qprog struct {
-	name  string
-	src   string
-	shape []int64
-	tol   float64
-}
-
-// qs8LinearSrc is the PT2E static per-tensor quantized linear (permute_copy
-// + addmm) the exclusion bugs were found on.
-func qs8LinearSrc() string {
-	return fmt.Sprintf(`input p_w: parameter "w"
-input p_b: parameter "b"
-input x: user_input
-output user_output
-weight "w": i8[3, 4] = inline("%s")
-weight "b": f32[3] = inline("%s")
-graph forward(%%p_w: i8[3, 4], %%p_b: f32[3], %%x: f32[5, 4]) {
-  %%xq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%x, 0.02, 3, -128, 127, torch.int8)
-  %%xd: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%xq, 0.02, 3, -128, 127, torch.int8)
-  %%wd: f32[3, 4] = quantized_decomposed.dequantize_per_tensor.default(%%p_w, 0.01, 0, -127, 127, torch.int8)
-  %%wt: f32[4, 3] = aten.permute_copy.default(%%wd, [1, 0])
-  %%y: f32[5, 3] = aten.addmm.default(%%p_b, %%xd, %%wt)
-  %%yq: i8[5, 3] = quantized_decomposed.quantize_per_tensor.default(%%y, 0.01, -2, -128, 127, torch.int8)
-  %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.01, -2, -128, 127, torch.int8)
-  return %%yd
-}
-`, hexI8(12), hexF32(0.1, -0.25, 0.05))
-}
-
-// qs8PerChannelSrc: the linear with a per-channel weight (axis 0 under the
-// permute) or a bare [in, out] mm weight quantized along axis 1.
-func qs8PerChannelSrc(bare bool) string {
-	if bare {
-		return fmt.Sprintf(`input p_w: parameter "w"
-input p_s: constant_tensor "s"
-input x: user_input
-output user_output
-weight "w": i8[4, 3] = inline("%s")
-weight "s": f32[3] = inline("%s")
-graph forward(%%p_w: i8[4, 3], %%p_s: f32[3], %%x: f32[5, 4]) {
-  %%xq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%x, 0.015, 0, -128, 127, torch.int8)
-  %%xd: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%xq, 0.015, 0, -128, 127, torch.int8)
-  %%wd: f32[4, 3] = quantized_decomposed.dequantize_per_channel.default(%%p_w, %%p_s, None, -1, -127, 127, torch.int8)
-  %%y: f32[5, 3] = aten.mm.default(%%xd, %%wd)
-  %%yq: i8[5, 3] = quantized_decomposed.quantize_per_tensor.default(%%y, 0.02, 1, -128, 127, torch.int8)
-  %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.02, 1, -128, 127, torch.int8)
-  return %%yd
-}
-`, hexI8(12), hexF32(0.004, 0.012, 0.008))
-	}
-	return fmt.Sprintf(`input p_w: parameter "w"
-input p_s: constant_tensor "s"
-input p_z: constant_tensor "z"
-input p_b: parameter "b"
-input x: user_input
-output user_output
-weight "w": i8[3, 4] = inline("%s")
-weight "s": f32[3] = inline("%s")
-weight "z": i64[3] = inline("%s")
-weight "b": f32[3] = inline("%s")
-graph forward(%%p_w: i8[3, 4], %%p_s: f32[3], %%p_z: i64[3], %%p_b: f32[3], %%x: f32[5, 4]) {
-  %%xq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%x, 0.02, 3, -128, 127, torch.int8)
-  %%xd: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%xq, 0.02, 3, -128, 127, torch.int8)
-  %%wd: f32[3, 4] = quantized_decomposed.dequantize_per_channel.default(%%p_w, %%p_s, %%p_z, 0, -127, 127, torch.int8)
-  %%wt: f32[4, 3] = aten.permute_copy.default(%%wd, [1, 0])
-  %%y: f32[5, 3] = aten.addmm.default(%%p_b, %%xd, %%wt)
-  %%yq: i8[5, 3] = quantized_decomposed.quantize_per_tensor.default(%%y, 0.01, -2, -128, 127, torch.int8)
-  %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.01, -2, -128, 127, torch.int8)
-  return %%yd
-}
-`, hexI8(12), hexF32(0.01, 0.02, 0.005), hexI64(0, 0, 0), hexF32(0.1, -0.25, 0.05))
-}
-
-// qs8AddLinearSrc: a quantized add whose qint8 output feeds a quantized
-// linear (mm).
-func qs8AddLinearSrc() string {
-	return fmt.Sprintf(`input p_w: parameter "w"
-input x: user_input
-output user_output
-weight "w": i8[3, 4] = inline("%s")
-graph forward(%%p_w: i8[3, 4], %%x: f32[5, 4]) {
-  %%aq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%x, 0.01, 4, -128, 127, torch.int8)
-  %%ad: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%aq, 0.01, 4, -128, 127, torch.int8)
-  %%m: f32[5, 4] = aten.mul.Tensor(%%x, %%x)
-  %%bq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%m, 0.012, -100, -128, 127, torch.int8)
-  %%bd: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%bq, 0.012, -100, -128, 127, torch.int8)
-  %%s: f32[5, 4] = aten.add.Tensor(%%ad, %%bd)
-  %%sq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%s, 0.02, -20, -128, 127, torch.int8)
-  %%sd: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%sq, 0.02, -20, -128, 127, torch.int8)
-  %%wd: f32[3, 4] = quantized_decomposed.dequantize_per_tensor.default(%%p_w, 0.01, 0, -127, 127, torch.int8)
-  %%wt: f32[4, 3] = aten.permute_copy.default(%%wd, [1, 0])
-  %%y: f32[5, 3] = aten.mm.default(%%sd, %%wt)
-  %%yq: i8[5, 3] = quantized_decomposed.quantize_per_tensor.default(%%y, 0.03, 0, -128, 127, torch.int8)
-  %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.03, 0, -128, 127, torch.int8)
-  return %%yd
-}
-`, hexI8(12))
-}
-
-// qs8ConvAddSrc: a quantized convolution plus a quantized fp32-convolution
-// result, the sum feeding another quantized convolution (NHWC qint8 chain).
-func qs8ConvAddSrc() string {
-	return fmt.Sprintf(`input p_w: parameter "w"
-input p_w2: parameter "w2"
-input p_w3: parameter "w3"
-input x: user_input
-output user_output
-weight "w": i8[3, 2, 3, 3] = inline("%s")
-weight "w2": f32[3, 2, 1, 1] = inline("%s")
-weight "w3": i8[4, 3, 1, 1] = inline("%s")
-graph forward(%%p_w: i8[3, 2, 3, 3], %%p_w2: f32[3, 2, 1, 1], %%p_w3: i8[4, 3, 1, 1], %%x: f32[1, 2, 5, 5]) {
-  %%xq: i8[1, 2, 5, 5] = quantized_decomposed.quantize_per_tensor.default(%%x, 0.01, 0, -128, 127, torch.int8)
-  %%xd: f32[1, 2, 5, 5] = quantized_decomposed.dequantize_per_tensor.default(%%xq, 0.01, 0, -128, 127, torch.int8)
-  %%wd: f32[3, 2, 3, 3] = quantized_decomposed.dequantize_per_tensor.default(%%p_w, 0.02, 0, -127, 127, torch.int8)
-  %%c: f32[1, 3, 5, 5] = aten.convolution.default(%%xd, %%wd, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
-  %%cq: i8[1, 3, 5, 5] = quantized_decomposed.quantize_per_tensor.default(%%c, 0.05, -3, -128, 127, torch.int8)
-  %%cd: f32[1, 3, 5, 5] = quantized_decomposed.dequantize_per_tensor.default(%%cq, 0.05, -3, -128, 127, torch.int8)
-  %%f: f32[1, 3, 5, 5] = aten.convolution.default(%%x, %%p_w2, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
-  %%fq: i8[1, 3, 5, 5] = quantized_decomposed.quantize_per_tensor.default(%%f, 0.02, 5, -128, 127, torch.int8)
-  %%fd: f32[1, 3, 5, 5] = quantized_decomposed.dequantize_per_tensor.default(%%fq, 0.02, 5, -128, 127, torch.int8)
-  %%s: f32[1, 3, 5, 5] = aten.add.Tensor(%%cd, %%fd)
-  %%sq: i8[1, 3, 5, 5] = quantized_decomposed.quantize_per_tensor.default(%%s, 0.06, 2, -128, 127, torch.int8)
-  %%sd: f32[1, 3, 5, 5] = quantized_decomposed.dequantize_per_tensor.default(%%sq, 0.06, 2, -128, 127, torch.int8)
-  %%w3d: f32[4, 3, 1, 1] = quantized_decomposed.dequantize_per_tensor.default(%%p_w3, 0.03, 0, -127, 127, torch.int8)
-  %%c2: f32[1, 4, 5, 5] = aten.convolution.default(%%sd, %%w3d, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
-  %%c2q: i8[1, 4, 5, 5] = quantized_decomposed.quantize_per_tensor.default(%%c2, 0.05, 0, -128, 127, torch.int8)
-  %%c2d: f32[1, 4, 5, 5] = quantized_decomposed.dequantize_per_tensor.default(%%c2q, 0.05, 0, -128, 127, torch.int8)
-  return %%c2d
-}
-`, hexI8(54), hexF32(0.5, -0.25, 0.75, 0.3, -0.6, 0.2), hexI8(12))
-}
-
-// qd8Rank3Src: a per-token dynamically quantized linear of rank 3 (the
-// flattening / restoring view_copy pair folds into the fully-connected op).
-func qd8Rank3Src() string {
-	return fmt.Sprintf(`input p_w: parameter "w"
-input p_ws: constant_tensor "ws"
-input x: user_input
-output user_output
-weight "w": i8[3, 4] = inline("%s")
-weight "ws": f32[3] = inline("%s")
-graph forward(%%p_w: i8[3, 4], %%p_ws: f32[3], %%x: f32[2, 3, 4]) {
-  %%s: f64[2, 3, 1], %%z: i64[2, 3, 1] = quantized_decomposed.choose_qparams_per_token_asymmetric.default(%%x, torch.int8)
-  %%xq: i8[2, 3, 4] = quantized_decomposed.quantize_per_token.default(%%x, %%s, %%z, -128, 127, torch.int8)
-  %%xd: f32[2, 3, 4] = quantized_decomposed.dequantize_per_token.default(%%xq, %%s, %%z, -128, 127, torch.int8, torch.float32)
-  %%wd: f32[3, 4] = quantized_decomposed.dequantize_per_channel.default(%%p_w, %%p_ws, None, 0, -127, 127, torch.int8)
-  %%wt: f32[4, 3] = aten.permute_copy.default(%%wd, [1, 0])
-  %%xv: f32[6, 4] = aten.view_copy.default(%%xd, [6, 4])
-  %%y: f32[6, 3] = aten.mm.default(%%xv, %%wt)
-  %%yv: f32[2, 3, 3] = aten.view_copy.default(%%y, [2, 3, 3])
-  return %%yv
-}
-`, hexI8(12), hexF32(0.01, 0.02, 0.005))
-}
 
 // quantPrograms are the quantized programs of the qs8_* and qd8 tests
 // (and run's portable quantized linear), each fully delegated when nothing
@@ -180,7 +21,7 @@ graph forward(%%p_w: i8[3, 4], %%p_ws: f32[3], %%x: f32[2, 3, 4]) {
 func quantPrograms() []qprog {
 	qb4w := []float64{0.0625, 0.03125, 0.125, 0.25, 0.015625, 0.5, 0.09375, 0.046875}
 	return []qprog{
-		{"qs8-linear", qs8LinearSrc(), []int64{5, 4}, 0.01},
+		{"qs8-linear", ettest.QS8Linear(), []int64{5, 4}, 0.01},
 		{"qs8-perchannel-linear", qs8PerChannelSrc(false), []int64{5, 4}, 0.01},
 		{"qs8-perchannel-mm-bare", qs8PerChannelSrc(true), []int64{5, 4}, 0.02},
 		{"qs8-conv", convSrc([4]int{4, 3, 3, 2}, 1, [4]int{1, 3, 6, 5}, [4]int{1, 4, 3, 4}, nil, true), []int64{1, 3, 6, 5}, 0.02},
@@ -200,37 +41,11 @@ func quantPrograms() []qprog {
 // excludePipeline is executorch.xnnpack with partition-exclude=cfg.
 func excludePipeline(t *testing.T, cfg string) *pm.Pipeline {
 	t.Helper()
-	pl, err := pm.Build(pm.TargetExecuTorch, "executorch.xnnpack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg == "" {
-		return pl
-	}
-	s := pl.String()
-	const at = "xnnpack-partition"
-	i := strings.Index(s, at)
-	if i < 0 || strings.HasPrefix(s[i+len(at):], "{") {
-		t.Fatalf("no option-free %s in %s", at, s)
-	}
-	pl, err = pm.ParsePipeline(s[:i+len(at)] + "{partition-exclude=" + cfg + "}" + s[i+len(at):])
+	pl, err := pm.ParsePipeline(ettest.XNNPACKExclude(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pl
-}
-
-// sweepInput is the deterministic input qlower uses.
-func sweepInput(shape []int64) interp.Value {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = math.Sin(float64(i*7+3)) * 1.2
-	}
-	return interp.FromFloat64(ir.Float32, shape, xs)
 }
 
 // exportExcluded lowers q with cfg excluded, checks every delegate (no
@@ -239,13 +54,8 @@ func sweepInput(shape []int64) interp.Value {
 // with want within q.tol. It returns the number of delegated nodes.
 func exportExcluded(t *testing.T, q qprog, cfg string, want []float64) int {
 	t.Helper()
-	p, err := ir.Parse([]byte(q.src), q.name+".fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pm.Run(p, excludePipeline(t, cfg), nil, pm.Config{VerifyEach: true}); err != nil {
-		t.Fatalf("lowering: %v", err)
-	}
+	p := ettest.Parse(t, q.src, q.name+".fxir")
+	lower(t, p, ettest.XNNPACKExclude(t, cfg))
 	consts := map[*ir.Value]bool{}
 	for i, v := range p.Main.Inputs {
 		consts[v] = i < len(p.Signature.Inputs) && xnnpack.IsConstantKind(p.Signature.Inputs[i].Kind)
@@ -267,18 +77,7 @@ func exportExcluded(t *testing.T, q qprog, cfg string, want []float64) int {
 			}
 		}
 	}
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatalf("emit: %v\n%s", err, ir.Print(p))
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	f, err := pte.Decode(q.name+".pte", b)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
+	f, _ := ettest.Emit(t, p, q.name+".pte", emit.Options{NoMetadataMethod: true})
 	got, err := run.Run(f, []interp.Value{sweepInput(q.shape)}, run.Options{})
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -306,15 +105,7 @@ func TestExcludeEveryConfigQuantized(t *testing.T) {
 	cfgs := xnnpack.Configs()
 	for _, q := range quantPrograms() {
 		t.Run(q.name, func(t *testing.T) {
-			ref, err := ir.Parse([]byte(q.src), q.name+".fxir")
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := interp.Run(ref, []interp.Value{sweepInput(q.shape)}, interp.Options{})
-			if err != nil {
-				t.Fatalf("interpreter: %v", err)
-			}
-			want := res.Outputs[0].(*interp.Tensor).Float64s()
+			ref, want := q.reference(t)
 			used := map[string]bool{}
 			for _, n := range ref.Main.Nodes() {
 				if c, ok := xnnpack.ConfigOf(n.Op); ok {
@@ -369,8 +160,8 @@ graph forward(%%p_w: f32[3, 4], %%x: f32[5, 4]) {
 		want      map[string]string // released node → the value its reason names
 		parts     int
 	}{
-		{"quantize", qs8LinearSrc(), []string{"QuantizedPerTensorConfig"}, map[string]string{"xd": "%xq", "yd": "%yq", "y": "%xq", "wd": "%y"}, 0},
-		{"dequantize", qs8LinearSrc(), []string{"DeQuantizedPerTensorConfig"}, map[string]string{"y": "%xq"}, 0},
+		{"quantize", ettest.QS8Linear(), []string{"QuantizedPerTensorConfig"}, map[string]string{"xd": "%xq", "yd": "%yq", "y": "%xq", "wd": "%y"}, 0},
+		{"dequantize", ettest.QS8Linear(), []string{"DeQuantizedPerTensorConfig"}, map[string]string{"y": "%xq"}, 0},
 		{"dequantize-per-channel", qs8PerChannelSrc(false), []string{"DeQuantizedPerChannelConfig"}, map[string]string{"y": "%wd", "xd": "%y"}, 0},
 		{"fp32-permute", fp32Linear, []string{"PermuteConfig"}, map[string]string{"y": "%wt"}, 1},
 	} {
@@ -398,15 +189,8 @@ graph forward(%%p_w: f32[3, 4], %%x: f32[5, 4]) {
 			// The whole export goes through: emission, the runner and the
 			// interpreter on the unlowered IR agree.
 			q := qprog{tc.name, tc.src, []int64{5, 4}, 0.01}
-			ref, err := ir.Parse([]byte(tc.src), tc.name+".fxir")
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := interp.Run(ref, []interp.Value{sweepInput(q.shape)}, interp.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			exportExcluded(t, q, tc.exclude[0], want.Outputs[0].(*interp.Tensor).Float64s())
+			_, want := q.reference(t)
+			exportExcluded(t, q, tc.exclude[0], want)
 		})
 	}
 }

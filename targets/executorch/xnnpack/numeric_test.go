@@ -8,9 +8,7 @@ import (
 
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/targets/executorch/emit"
-	"github.com/fxport/fxport/targets/executorch/pte"
-	"github.com/fxport/fxport/targets/executorch/run"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 )
 
 // checkNumeric exports src to an XNNPACK .pte (pipeline, emit, encode,
@@ -21,89 +19,24 @@ import (
 // node kinds.
 func checkNumeric(t *testing.T, src string, kinds []string, delegated []string) []string {
 	t.Helper()
-	ref, err := ir.Parse([]byte(src), "numeric.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ins []interp.Value
-	for i, v := range interp.UserInputs(ref) {
-		shape, ok := v.Tensor().StaticShape()
-		if !ok {
-			t.Fatalf("input %s: static shapes only", v)
-		}
-		n := int64(1)
-		for _, d := range shape {
-			n *= d
-		}
-		xs := make([]float64, n)
-		for k := range xs {
-			xs[k] = math.Sin(float64(k*7+i*3+1)) * 2.5
-		}
-		ins = append(ins, interp.FromFloat64(v.Tensor().DType, shape, xs))
-	}
-	want, err := interp.Run(ref, ins, interp.Options{})
-	if err != nil {
-		t.Fatalf("interpreter: %v", err)
-	}
-	p, err := ir.Parse([]byte(src), "numeric.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lower(t, p, "")
-	for _, n := range p.Main.Nodes() {
+	c := xnnExport(t, src, "numeric", "", func(ref *ir.Program) []interp.Value {
+		return ettest.Inputs(t, ref, func(i, k int) float64 { return math.Sin(float64(k*7+i*3+1)) * 2.5 })
+	})
+	for _, n := range c.p.Main.Nodes() {
 		for _, d := range delegated {
 			if n.Op.Info().Name == d {
-				t.Fatalf("%s was not delegated:\n%s", d, ir.Print(p))
+				t.Fatalf("%s was not delegated:\n%s", d, ir.Print(c.p))
 			}
 		}
 	}
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatalf("emit: %v", err)
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	f, err := pte.Decode("numeric.pte", b)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	var got []string
-	for _, d := range f.Methods[0].Delegates {
-		for _, n := range d.XNNPACK.Graph.Xnodes {
-			got = append(got, n.XnodeUnion.Type.String())
-		}
-	}
+	got := delegateKinds(c.f)
 	all := strings.Join(got, " ")
 	for _, k := range kinds {
 		if !strings.Contains(" "+all+" ", " "+k+" ") {
 			t.Errorf("delegate graph lacks %s: %v", k, got)
 		}
 	}
-	outs, err := run.Run(f, ins, run.Options{})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if len(outs) != len(want.Outputs) {
-		t.Fatalf("%d outputs, want %d", len(outs), len(want.Outputs))
-	}
-	for i := range outs {
-		g, ok1 := outs[i].(*interp.Tensor)
-		w, ok2 := want.Outputs[i].(*interp.Tensor)
-		if !ok1 || !ok2 {
-			t.Fatalf("output %d: %s vs %s", i, interp.Describe(outs[i]), interp.Describe(want.Outputs[i]))
-		}
-		if fmt.Sprint(g.Shape) != fmt.Sprint(w.Shape) {
-			t.Fatalf("output %d: shape %v, want %v", i, g.Shape, w.Shape)
-		}
-		gs, ws := g.Float64s(), w.Float64s()
-		for k := range ws {
-			if d := math.Abs(gs[k] - ws[k]); !(d <= 1e-5*(1+math.Abs(ws[k]))) {
-				t.Fatalf("output %d[%d] = %g, want %g (nodes %v)", i, k, gs[k], ws[k], got)
-			}
-		}
-	}
+	wantWithin(t, c.run(t), c.want, func(w float64) float64 { return 1e-5 * (1 + math.Abs(w)) }, fmt.Sprintf("(nodes %v)", got))
 	return got
 }
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/targets/executorch/emit"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/pte"
 	"github.com/fxport/fxport/targets/executorch/xnnpack"
 )
@@ -173,23 +173,9 @@ func TestQB4WLinear(t *testing.T) {
 // int8 weights.
 func TestQB4WPacking(t *testing.T) {
 	scales := []float64{0.0625, 0.03125, 0.125, 0.25, 0.015625, 0.5, 0.09375, 0.046875}
-	p, err := ir.Parse([]byte(qb4wLinear(32, scales, -8)), "qb4w.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := ettest.Parse(t, qb4wLinear(32, scales, -8), "qb4w.fxir")
 	lower(t, p, "")
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pte.Decode("qb4w.pte", b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, _ := ettest.Emit(t, p, "qb4w.pte", emit.Options{NoMetadataMethod: true})
 	g := f.Methods[0].Delegates[0].XNNPACK.Graph
 	fc := nodeOf(t, g, xnnfb.XNodeUnionXNNFullyConnected).(*xnnfb.XNNFullyConnectedT)
 	key := g.ConstantData[pte.XNNTensor(g.Xvalues[fc.FilterId]).ConstantBufferIdx].NamedKey
@@ -232,47 +218,14 @@ func TestQD8Rejected(t *testing.T) {
 		"quantized_decomposed.dequantize_per_tensor.default(%p_w, 0.01, 0, -127, 127, torch.int8)", 1)
 	portable("pertensor.fxir", pt)
 
-	p, err := ir.Parse([]byte(dynLinear(false, hexI64(0, 2, 0))), "zp.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := pm.Build(pm.TargetExecuTorch, "executorch.xnnpack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = pm.Run(p, pl, nil, pm.Config{VerifyEach: true})
-	if err == nil {
-		if _, err = emit.Program(p, emit.Options{NoMetadataMethod: true}); err == nil {
-			t.Fatal("non-zero per-channel zero points were accepted")
-		}
-	}
-	if !strings.Contains(err.Error(), "zero points") || !strings.Contains(err.Error(), "addmm") {
-		t.Errorf("error %q does not name the zero points and the node", err)
-	}
+	wantExportError(t, dynLinear(false, hexI64(0, 2, 0)), "zp.fxir", "non-zero per-channel zero points were", "zero points", "addmm")
 }
 
 // A linear of rank 3 (decompose-to-core's view_copy, mm, view_copy) with
 // per-token activations: the views fold into the fully-connected node,
 // whose qdint8 input keeps the [2, 3, 4] shape (one token per row).
 func TestQD8LinearRank3(t *testing.T) {
-	src := fmt.Sprintf(`input p_w: parameter "w"
-input p_ws: constant_tensor "ws"
-input x: user_input
-output user_output
-weight "w": i8[3, 4] = inline("%s")
-weight "ws": f32[3] = inline("%s")
-graph forward(%%p_w: i8[3, 4], %%p_ws: f32[3], %%x: f32[2, 3, 4]) {
-  %%s: f64[2, 3, 1], %%z: i64[2, 3, 1] = quantized_decomposed.choose_qparams_per_token_asymmetric.default(%%x, torch.int8)
-  %%xq: i8[2, 3, 4] = quantized_decomposed.quantize_per_token.default(%%x, %%s, %%z, -128, 127, torch.int8)
-  %%xd: f32[2, 3, 4] = quantized_decomposed.dequantize_per_token.default(%%xq, %%s, %%z, -128, 127, torch.int8, torch.float32)
-  %%wd: f32[3, 4] = quantized_decomposed.dequantize_per_channel.default(%%p_w, %%p_ws, None, 0, -127, 127, torch.int8)
-  %%wt: f32[4, 3] = aten.permute_copy.default(%%wd, [1, 0])
-  %%xv: f32[6, 4] = aten.view_copy.default(%%xd, [6, 4])
-  %%y: f32[6, 3] = aten.mm.default(%%xv, %%wt)
-  %%yv: f32[2, 3, 3] = aten.view_copy.default(%%y, [2, 3, 3])
-  return %%yv
-}
-`, hexI8(12), hexF32(0.01, 0.02, 0.005))
+	src := qd8Rank3Src()
 	g := qlower(t, src, []int64{2, 3, 4}, 1e-5)
 	fc := nodeOf(t, g, xnnfb.XNodeUnionXNNFullyConnected).(*xnnfb.XNNFullyConnectedT)
 	wantDyn(t, g, fc.Input1Id, []uint32{2, 3, 4})

@@ -13,10 +13,8 @@ import (
 
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/targets/executorch/emit"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
 	"github.com/fxport/fxport/targets/executorch/pte"
-	"github.com/fxport/fxport/targets/executorch/run"
 )
 
 // readGenuineQS8 reads the genuine ecn_xnnpack_qs8_linear.pte (skips when absent).
@@ -125,28 +123,13 @@ func TestQS8LinearMatchesGenuine(t *testing.T) {
 		t.Fatalf("genuine file has %d values, want 6", len(gv))
 	}
 	src := qs8Source(t, gv)
-	p, err := ir.Parse([]byte(src), "qs8.fxir")
-	if err != nil {
-		t.Fatal(err)
+	xs := make([]float64, 16)
+	for i := range xs {
+		xs[i] = math.Sin(float64(i*7+1)) * 0.9
 	}
-	lower(t, p, "")
-	for _, n := range p.Main.Nodes() {
-		if n.Op != ir.MustLookupOp("higher_order.executorch_call_delegate") {
-			t.Errorf("%s left outside the delegate:\n%s", n.Op.Info().Name, ir.Print(p))
-		}
-	}
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatalf("emit: %v", err)
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	f, err := pte.Decode("qs8.pte", b)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
+	c := xnnExport(t, src, "qs8", "", inputs(interp.FromFloat64(ir.Float32, []int64{2, 8}, xs)))
+	wantAllDelegated(t, c.p)
+	f := c.f
 	if len(f.Methods[0].Delegates) != 1 {
 		t.Fatalf("%d delegates, want 1", len(f.Methods[0].Delegates))
 	}
@@ -176,33 +159,7 @@ func TestQS8LinearMatchesGenuine(t *testing.T) {
 
 	// Numeric: the lowered file through the runner vs the interpreter on
 	// the unlowered IR, within one output quantization step.
-	ref, err := ir.Parse([]byte(src), "qs8.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	xs := make([]float64, 16)
-	for i := range xs {
-		xs[i] = math.Sin(float64(i*7+1)) * 0.9
-	}
-	in := []interp.Value{interp.FromFloat64(ir.Float32, []int64{2, 8}, xs)}
-	want, err := interp.Run(ref, in, interp.Options{})
-	if err != nil {
-		t.Fatalf("interpreter: %v", err)
-	}
-	got, err := run.Run(f, in, run.Options{})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	gs, ws := got[0].(*interp.Tensor).Float64s(), want.Outputs[0].(*interp.Tensor).Float64s()
 	step := float64(gv[4].Scale)
-	distinct := map[float64]bool{}
-	for i := range ws {
-		distinct[ws[i]] = true
-		if d := math.Abs(gs[i] - ws[i]); !(d <= step*1.0001) {
-			t.Errorf("y[%d] = %g, interpreter %g (step %g)", i, gs[i], ws[i], step)
-		}
-	}
-	if len(distinct) < 4 {
-		t.Errorf("degenerate outputs %v", ws)
-	}
+	wantWithin(t, c.run(t), c.want, within(step*1.0001), "")
+	wantDistinct(t, c.want[0])
 }

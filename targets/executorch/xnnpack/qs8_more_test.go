@@ -7,9 +7,6 @@ import (
 
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/targets/executorch/emit"
-	"github.com/fxport/fxport/targets/executorch/pte"
-	"github.com/fxport/fxport/targets/executorch/run"
 )
 
 // A quantized mm with a bare [in, out] int8 weight (no permute, no bias):
@@ -30,53 +27,15 @@ graph forward(%p_w: i8[3, 4], %x: f32[5, 3]) {
   return %yd
 }
 `
-	ref, err := ir.Parse([]byte(src), "mm.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
 	xs := make([]float64, 15)
 	for i := range xs {
 		xs[i] = math.Cos(float64(i*5+2)) * 1.5
 	}
-	in := []interp.Value{interp.FromFloat64(ir.Float32, []int64{5, 3}, xs)}
-	want, err := interp.Run(ref, in, interp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ir.Parse([]byte(src), "mm.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lower(t, p, "")
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pte.Decode("mm.pte", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, n := range f.Methods[0].Delegates[0].XNNPACK.Graph.Xnodes {
-		kinds = append(kinds, n.XnodeUnion.Type.String())
-	}
-	if got := strings.Join(kinds, " "); got != "XNNConvert XNNFullyConnected XNNConvert" {
+	c := xnnExport(t, src, "mm", "", inputs(interp.FromFloat64(ir.Float32, []int64{5, 3}, xs)))
+	if got := strings.Join(delegateKinds(c.f), " "); got != "XNNConvert XNNFullyConnected XNNConvert" {
 		t.Fatalf("nodes %s", got)
 	}
-	got, err := run.Run(f, in, run.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs, ws := got[0].(*interp.Tensor).Float64s(), want.Outputs[0].(*interp.Tensor).Float64s()
-	for i := range ws {
-		if d := math.Abs(gs[i] - ws[i]); !(d <= 0.004*1.0001) {
-			t.Errorf("y[%d] = %g, interpreter %g", i, gs[i], ws[i])
-		}
-	}
+	wantWithin(t, c.run(t), c.want, within(0.004*1.0001), "")
 }
 
 // quantize/dequantize outside the fully-connected pattern stay portable,

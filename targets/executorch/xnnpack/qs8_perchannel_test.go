@@ -1,107 +1,25 @@
 package xnnpack_test
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/pm"
-	"github.com/fxport/fxport/targets/executorch/emit"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
-	"github.com/fxport/fxport/targets/executorch/pte"
-	"github.com/fxport/fxport/targets/executorch/run"
 )
-
-func hexF32(v ...float64) string {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(x)))
-	}
-	return hex.EncodeToString(b)
-}
-
-func hexI64(v ...int64) string {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
-	}
-	return hex.EncodeToString(b)
-}
-
-// hexI8 is n int8 weights spread over [-127, 127].
-func hexI8(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(int8(math.Round(127 * math.Sin(float64(i*13+5)))))
-	}
-	return hex.EncodeToString(b)
-}
 
 // qlower lowers src, checks that nothing is left outside one delegate,
 // runs the file against the interpreter on the unlowered IR within one
 // output quantization step, and returns the delegate graph.
 func qlower(t *testing.T, src string, shape []int64, step float64) *xnnfb.XNNGraphT {
 	t.Helper()
-	ref, err := ir.Parse([]byte(src), "q.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = math.Sin(float64(i*7+3)) * 1.2
-	}
-	in := []interp.Value{interp.FromFloat64(ir.Float32, shape, xs)}
-	want, err := interp.Run(ref, in, interp.Options{})
-	if err != nil {
-		t.Fatalf("interpreter: %v", err)
-	}
-	p, err := ir.Parse([]byte(src), "q.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lower(t, p, "")
-	for _, nd := range p.Main.Nodes() {
-		if nd.Op != ir.MustLookupOp("higher_order.executorch_call_delegate") {
-			t.Fatalf("%s left outside the delegate:\n%s", nd.Op.Info().Name, ir.Print(p))
-		}
-	}
-	ef, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pte.Encode(ef)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pte.Decode("q.pte", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := run.Run(f, in, run.Options{})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	gs, ws := got[0].(*interp.Tensor).Float64s(), want.Outputs[0].(*interp.Tensor).Float64s()
-	distinct := map[float64]bool{}
-	for i := range ws {
-		distinct[ws[i]] = true
-		if d := math.Abs(gs[i] - ws[i]); !(d <= step*1.0001) {
-			t.Errorf("y[%d] = %g, interpreter %g (step %g)", i, gs[i], ws[i], step)
-		}
-	}
-	if len(distinct) < 4 {
-		t.Errorf("degenerate outputs %v", ws)
-	}
-	return f.Methods[0].Delegates[0].XNNPACK.Graph
+	c := xnnExport(t, src, "q", "", inputs(sweepInput(shape)))
+	wantAllDelegated(t, c.p)
+	wantWithin(t, c.run(t), c.want, within(step*1.0001), "")
+	wantDistinct(t, c.want[0])
+	return c.f.Methods[0].Delegates[0].XNNPACK.Graph
 }
 
 // nodeOf returns the graph's only node of kind k.
@@ -151,28 +69,8 @@ func wantQ(t *testing.T, g *xnnfb.XNNGraphT, what string, id uint32, dt xnnfb.XN
 // channel: qcint8 [out, in] filter along dim 0, qcint32 bias with scales
 // s_x·s_w[c].
 func TestQS8PerChannelLinear(t *testing.T) {
-	ws := []float64{0.01, 0.02, 0.005}
-	src := fmt.Sprintf(`input p_w: parameter "w"
-input p_s: constant_tensor "s"
-input p_z: constant_tensor "z"
-input p_b: parameter "b"
-input x: user_input
-output user_output
-weight "w": i8[3, 4] = inline("%s")
-weight "s": f32[3] = inline("%s")
-weight "z": i64[3] = inline("%s")
-weight "b": f32[3] = inline("%s")
-graph forward(%%p_w: i8[3, 4], %%p_s: f32[3], %%p_z: i64[3], %%p_b: f32[3], %%x: f32[5, 4]) {
-  %%xq: i8[5, 4] = quantized_decomposed.quantize_per_tensor.default(%%x, 0.02, 3, -128, 127, torch.int8)
-  %%xd: f32[5, 4] = quantized_decomposed.dequantize_per_tensor.default(%%xq, 0.02, 3, -128, 127, torch.int8)
-  %%wd: f32[3, 4] = quantized_decomposed.dequantize_per_channel.default(%%p_w, %%p_s, %%p_z, 0, -127, 127, torch.int8)
-  %%wt: f32[4, 3] = aten.permute_copy.default(%%wd, [1, 0])
-  %%y: f32[5, 3] = aten.addmm.default(%%p_b, %%xd, %%wt)
-  %%yq: i8[5, 3] = quantized_decomposed.quantize_per_tensor.default(%%y, 0.01, -2, -128, 127, torch.int8)
-  %%yd: f32[5, 3] = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.01, -2, -128, 127, torch.int8)
-  return %%yd
-}
-`, hexI8(12), hexF32(ws...), hexI64(0, 0, 0), hexF32(0.1, -0.25, 0.05))
+	ws := []float64{0.01, 0.02, 0.005} // qs8PerChannelSrc's weight scales
+	src := qs8PerChannelSrc(false)
 	g := qlower(t, src, []int64{5, 4}, 0.01)
 	fc := nodeOf(t, g, xnnfb.XNodeUnionXNNFullyConnected).(*xnnfb.XNNFullyConnectedT)
 	f32s := []float32{float32(ws[0]), float32(ws[1]), float32(ws[2])}
@@ -339,21 +237,5 @@ graph forward(%%p_w: i8[2, 2], %%p_s: f32[2], %%p_z: i64[2], %%x: f32[3, 2]) {
 	if text := ir.Print(p); !strings.Contains(text, "aten.mm") || !strings.Contains(text, "dequantize_per_channel") {
 		t.Errorf("input-channel quantized weight was delegated:\n%s", text)
 	}
-	p, err = ir.Parse([]byte(src(0, hexI64(0, 3))), "zp.fxir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := pm.Build(pm.TargetExecuTorch, "executorch.xnnpack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = pm.Run(p, pl, nil, pm.Config{VerifyEach: true})
-	if err == nil {
-		if _, err = emit.Program(p, emit.Options{NoMetadataMethod: true}); err == nil {
-			t.Fatal("non-zero per-channel zero points were accepted")
-		}
-	}
-	if !strings.Contains(err.Error(), "zero points") {
-		t.Errorf("error %q does not name the zero points", err)
-	}
+	wantExportError(t, src(0, hexI64(0, 3)), "zp.fxir", "non-zero per-channel zero points were", "zero points")
 }

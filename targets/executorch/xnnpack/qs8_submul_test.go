@@ -1,33 +1,10 @@
 package xnnpack_test
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/fxport/fxport/ir"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
 )
-
-// qsubmulSrc: x and x·x quantized with different parameters, subtracted,
-// the difference requantized and multiplied by the first operand (the mul
-// reads the sub's qint8 output).
-const qsubmulSrc = `input x: user_input
-output user_output
-graph forward(%x: f32[2, 3, 4]) {
-  %aq: i8[2, 3, 4] = quantized_decomposed.quantize_per_tensor.default(%x, 0.01, 4, -128, 127, torch.int8)
-  %ad: f32[2, 3, 4] = quantized_decomposed.dequantize_per_tensor.default(%aq, 0.01, 4, -128, 127, torch.int8)
-  %m: f32[2, 3, 4] = aten.mul.Tensor(%x, %x)
-  %bq: i8[2, 3, 4] = quantized_decomposed.quantize_per_tensor.default(%m, 0.012, -100, -128, 127, torch.int8)
-  %bd: f32[2, 3, 4] = quantized_decomposed.dequantize_per_tensor.default(%bq, 0.012, -100, -128, 127, torch.int8)
-  %s: f32[2, 3, 4] = aten.sub.Tensor(%ad, %bd)
-  %sq: i8[2, 3, 4] = quantized_decomposed.quantize_per_tensor.default(%s, 0.02, 10, -128, 127, torch.int8)
-  %sd: f32[2, 3, 4] = quantized_decomposed.dequantize_per_tensor.default(%sq, 0.02, 10, -128, 127, torch.int8)
-  %t: f32[2, 3, 4] = aten.mul.Tensor(%sd, %ad)
-  %tq: i8[2, 3, 4] = quantized_decomposed.quantize_per_tensor.default(%t, 0.025, 7, -128, 127, torch.int8)
-  %td: f32[2, 3, 4] = quantized_decomposed.dequantize_per_tensor.default(%tq, 0.025, 7, -128, 127, torch.int8)
-  return %td
-}
-`
 
 // Quantized sub and mul run as qint8 XNNSubtract / XNNMultiply nodes
 // within one output quantization step of the interpreter; the fp32 x·x
@@ -63,23 +40,8 @@ func TestQS8SubMul(t *testing.T) {
 // A sub with alpha ≠ 1 or a mul with one dequantized operand leaves the
 // quantize/dequantize nodes on portable kernels.
 func TestQS8SubMulRejected(t *testing.T) {
-	for name, edit := range map[string][2]string{
+	wantQDQPortable(t, qsubmulSrc, map[string][2]string{
 		"sub-alpha":       {"aten.sub.Tensor(%ad, %bd)", "aten.sub.Tensor(%ad, %bd, alpha=2)"},
 		"mul-one-operand": {"aten.mul.Tensor(%sd, %ad)", "aten.mul.Tensor(%sd, %m)"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			p, err := ir.Parse([]byte(strings.Replace(qsubmulSrc, edit[0], edit[1], 1)), "q.fxir")
-			if err != nil {
-				t.Fatal(err)
-			}
-			lower(t, p, "")
-			found := false
-			for _, n := range p.Main.Nodes() {
-				found = found || n.Op.Info().Name == "quantized_decomposed.dequantize_per_tensor.out" // portable kernel
-			}
-			if !found {
-				t.Fatalf("quantized pattern was delegated:\n%s", ir.Print(p))
-			}
-		})
-	}
+	})
 }

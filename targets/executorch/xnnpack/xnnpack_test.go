@@ -17,39 +17,20 @@ import (
 	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/targets/executorch/emit"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/pte"
 	"github.com/fxport/fxport/targets/executorch/xnnpack"
 )
 
 func parse(t *testing.T, path string) *ir.Program {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ir.Parse(src, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return ettest.ParseFile(t, path)
 }
 
 // lower runs the executorch.xnnpack pipeline (pipeline text when given).
 func lower(t *testing.T, p *ir.Program, text string) {
 	t.Helper()
-	var pl *pm.Pipeline
-	var err error
-	if text != "" {
-		pl, err = pm.ParsePipeline(text)
-	} else {
-		pl, err = pm.Build(pm.TargetExecuTorch, "executorch.xnnpack")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pm.Run(p, pl, nil, pm.Config{VerifyEach: true}); err != nil {
-		t.Fatal(err)
-	}
+	ettest.Lower(t, p, "executorch.xnnpack", text)
 }
 
 // export lowers, emits, encodes and decodes an IR file.
@@ -57,19 +38,7 @@ func export(t *testing.T, path string) (*pte.File, []byte) {
 	t.Helper()
 	p := parse(t, path)
 	lower(t, p, "")
-	f, err := emit.Program(p, emit.Options{NoMetadataMethod: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pte.Encode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := pte.Decode(filepath.Base(path), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, b
+	return ettest.Emit(t, p, filepath.Base(path), emit.Options{NoMetadataMethod: true})
 }
 
 func genuineDir(t *testing.T) string {

@@ -1,0 +1,137 @@
+package partition
+
+import (
+	"sort"
+
+	"github.com/fxport/fxport/ir"
+)
+
+// Group assigns the nodes for which claimed reports true greedily, in the
+// order of nodes, to maximal convex groups: a node joins the groups of its
+// operands' producers when their union with it stays convex, else the
+// largest one of them it can join alone (ties: the earlier group), else it
+// starts a new group. pos numbers the nodes in graph order. The groups come
+// back in the order they were started, empty (merged-away) ones dropped;
+// a group's nodes are in the order they joined it, which is not graph
+// order once two groups merged (InGraphOrder sorts them).
+func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) [][]*ir.Node {
+	member := map[*ir.Node]int{} // node → group index
+	var groups [][]*ir.Node
+	for _, n := range nodes {
+		if !claimed(n) {
+			continue
+		}
+		ids := producerGroups(n, member)
+		joined := false
+		if len(ids) > 0 {
+			all := []*ir.Node{n}
+			for _, id := range ids {
+				all = append(all, groups[id]...)
+			}
+			if Convex(all, pos) {
+				into := ids[0]
+				for _, id := range ids[1:] {
+					for _, m := range groups[id] {
+						member[m] = into
+					}
+					groups[into] = append(groups[into], groups[id]...)
+					groups[id] = nil
+				}
+				groups[into] = append(groups[into], n)
+				member[n] = into
+				joined = true
+			} else {
+				sort.SliceStable(ids, func(i, j int) bool { return len(groups[ids[i]]) > len(groups[ids[j]]) })
+				for _, id := range ids {
+					if Convex(append([]*ir.Node{n}, groups[id]...), pos) {
+						groups[id] = append(groups[id], n)
+						member[n] = id
+						joined = true
+						break
+					}
+				}
+			}
+		}
+		if !joined {
+			member[n] = len(groups)
+			groups = append(groups, []*ir.Node{n})
+		}
+	}
+	out := groups[:0]
+	for _, g := range groups {
+		if len(g) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// InGraphOrder sorts each group's nodes by pos, then the groups by their
+// first node, and returns groups.
+func InGraphOrder(groups [][]*ir.Node, pos map[*ir.Node]int) [][]*ir.Node {
+	for _, g := range groups {
+		sort.Slice(g, func(i, j int) bool { return pos[g[i]] < pos[g[j]] })
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return pos[groups[i][0]] < pos[groups[j][0]] })
+	return groups
+}
+
+// producerGroups lists, sorted, the groups of n's operands' producers.
+func producerGroups(n *ir.Node, member map[*ir.Node]int) []int {
+	seen := map[int]bool{}
+	var ids []int
+	for _, v := range n.Operands() {
+		if v.Def == nil {
+			continue
+		}
+		if id, ok := member[v.Def]; ok && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+// Convex reports whether no path leaves set and re-enters it through a
+// node outside it; pos numbers the nodes in graph order. The graph's
+// return is not a node of any path.
+func Convex(set []*ir.Node, pos map[*ir.Node]int) bool {
+	in := map[*ir.Node]bool{}
+	last := 0
+	for _, n := range set {
+		in[n] = true
+		last = max(last, pos[n])
+	}
+	// Walk the outside nodes reachable from the set; only those before the
+	// set's last node can lead back into it.
+	seen := map[*ir.Node]bool{}
+	var work []*ir.Node
+	users := func(n *ir.Node) {
+		for _, r := range n.Results {
+			for _, u := range r.Uses() {
+				if u.IsReturn() || in[u] || seen[u] || pos[u] > last {
+					continue
+				}
+				seen[u] = true
+				work = append(work, u)
+			}
+		}
+	}
+	for _, n := range set {
+		users(n)
+	}
+	for len(work) > 0 {
+		u := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, r := range u.Results {
+			for _, w := range r.Uses() {
+				if !w.IsReturn() && in[w] {
+					return false
+				}
+			}
+		}
+		users(u)
+	}
+	return true
+}
