@@ -92,7 +92,7 @@ func TestReplaceViewCopyWithViewDisable(t *testing.T) {
 }
 
 // The default pipelines run the pass where exir does: after the views are
-// copies and constants' views folded, right before to-out-variants (the
+// copies and constants folded, right before to-out-variants (the
 // order comes from registration, so this pins it).
 func TestReplaceViewCopyWithViewPosition(t *testing.T) {
 	for _, backend := range []string{"executorch.portable", "executorch.xnnpack"} {
@@ -101,7 +101,7 @@ func TestReplaceViewCopyWithViewPosition(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := pl.String()
-		want := "fold-constant-views, replace-view-copy-with-view, to-out-variants"
+		want := "fold-constant-views, constant-propagation, replace-view-copy-with-view, to-out-variants"
 		if !strings.Contains(text, want) {
 			t.Errorf("%s pipeline lacks %q:\n%s", backend, want, text)
 		}
