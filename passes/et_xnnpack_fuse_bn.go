@@ -61,6 +61,13 @@ type etxBNState struct {
 	p       *ir.Program
 	weights map[*ir.Value]*ir.Weight // unmutated constant input → its weight
 	touched map[*ir.Value]bool       // inputs a fold stopped reading
+	// addConstant's bookkeeping, kept up to date so that each constant
+	// costs O(1) rather than a scan of every input: the names the
+	// signature's inputs use (nil until the first constant), where the next
+	// constant goes, and the weights to add to the program at the end.
+	taken map[string]bool
+	at    int
+	added []*ir.Weight
 }
 
 func runXNNPACKFuseBatchNorm(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
@@ -69,6 +76,7 @@ func runXNNPACKFuseBatchNorm(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 		return pm.Result{}, nil
 	}
 	st := &etxBNState{p: p, weights: etConstantWeights(p), touched: map[*ir.Value]bool{}}
+	defer func() { p.AddWeights(st.added) }() // in one sweep: AddWeight per constant is O(weights)
 	for in, w := range st.weights {
 		if w.Source == nil {
 			delete(st.weights, in) // no bytes to fold
@@ -279,23 +287,23 @@ func etxFusedName(orig string) string {
 // last parameter/buffer/constant input, under a fresh name based on name.
 func (st *etxBNState) addConstant(name string, t *ir.TensorType, src ir.WeightSource) (*ir.Value, error) {
 	p, g := st.p, st.p.Main
-	taken := map[string]bool{}
-	for _, s := range p.Signature.Inputs {
-		taken[s.Target] = true
+	if st.taken == nil {
+		st.taken = map[string]bool{}
+		for i, spec := range p.Signature.Inputs {
+			st.taken[spec.Target] = true
+			switch spec.Kind {
+			case ir.Parameter, ir.Buffer, ir.ConstantTensor, ir.CustomObj:
+				st.at = i + 1
+			}
+		}
 	}
 	base := name
-	for i := 1; taken[name] || p.Weight(name) != nil; i++ {
+	for i := 1; st.taken[name] || p.Weight(name) != nil; i++ {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	wt := *t
 	wt.DimOrder = nil
-	pos := 0
-	for i, spec := range p.Signature.Inputs {
-		switch spec.Kind {
-		case ir.Parameter, ir.Buffer, ir.ConstantTensor, ir.CustomObj:
-			pos = i + 1
-		}
-	}
+	pos := st.at
 	v, err := g.InsertInput(pos, g.FreshName(name), &wt)
 	if err != nil {
 		return nil, err
@@ -304,8 +312,10 @@ func (st *etxBNState) addConstant(name string, t *ir.TensorType, src ir.WeightSo
 	copy(specs[pos+1:], specs[pos:])
 	specs[pos] = ir.InputSpec{Kind: ir.Parameter, Name: v.Name, Target: name}
 	p.Signature.Inputs = specs
+	st.taken[name] = true
+	st.at = pos + 1 // after the parameter just inserted
 	w := &ir.Weight{Name: name, Type: &wt, Source: src}
-	p.AddWeight(w)
+	st.added = append(st.added, w) // names in st.taken until added
 	st.weights[v] = w
 	return v, nil
 }

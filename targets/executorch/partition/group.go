@@ -17,6 +17,16 @@ import (
 func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) [][]*ir.Node {
 	member := map[*ir.Node]int{} // node → group index
 	var groups [][]*ir.Node
+	var bounds [][2]int // each group's first and last position
+	// convexWith reports whether group id stays convex with n added: by
+	// joinsConvex when the group's nodes all come before n, else Convex.
+	convexWith := func(n *ir.Node, id int) bool {
+		if b := bounds[id]; b[1] < pos[n] {
+			return joinsConvex(n, func(m *ir.Node) bool { k, ok := member[m]; return ok && k == id }, b[0], pos)
+		}
+		return Convex(append([]*ir.Node{n}, groups[id]...), pos)
+	}
+	grow := func(id, p int) { bounds[id] = [2]int{min(bounds[id][0], p), max(bounds[id][1], p)} }
 	for _, n := range nodes {
 		if !claimed(n) {
 			continue
@@ -24,11 +34,17 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 		ids := producerGroups(n, member)
 		joined := false
 		if len(ids) > 0 {
-			all := []*ir.Node{n}
-			for _, id := range ids {
-				all = append(all, groups[id]...)
+			var convex bool
+			if len(ids) == 1 {
+				convex = convexWith(n, ids[0])
+			} else {
+				all := []*ir.Node{n}
+				for _, id := range ids {
+					all = append(all, groups[id]...)
+				}
+				convex = Convex(all, pos)
 			}
-			if Convex(all, pos) {
+			if convex {
 				into := ids[0]
 				for _, id := range ids[1:] {
 					for _, m := range groups[id] {
@@ -36,16 +52,20 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 					}
 					groups[into] = append(groups[into], groups[id]...)
 					groups[id] = nil
+					grow(into, bounds[id][0])
+					grow(into, bounds[id][1])
 				}
 				groups[into] = append(groups[into], n)
 				member[n] = into
+				grow(into, pos[n])
 				joined = true
 			} else {
 				sort.SliceStable(ids, func(i, j int) bool { return len(groups[ids[i]]) > len(groups[ids[j]]) })
 				for _, id := range ids {
-					if Convex(append([]*ir.Node{n}, groups[id]...), pos) {
+					if convexWith(n, id) {
 						groups[id] = append(groups[id], n)
 						member[n] = id
+						grow(id, pos[n])
 						joined = true
 						break
 					}
@@ -55,6 +75,7 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 		if !joined {
 			member[n] = len(groups)
 			groups = append(groups, []*ir.Node{n})
+			bounds = append(bounds, [2]int{pos[n], pos[n]})
 		}
 	}
 	out := groups[:0]
@@ -132,6 +153,42 @@ func Convex(set []*ir.Node, pos map[*ir.Node]int) bool {
 			}
 		}
 		users(u)
+	}
+	return true
+}
+
+// joinsConvex reports whether a convex group (in reports its members),
+// whose nodes all lie at positions from lo to before n, stays convex with n
+// added. Only a path from the group to n through nodes outside it can
+// break convexity (nothing leads from n back to earlier nodes), so it walks
+// n's ancestors outside the group, back to position lo, looking for one
+// that reads a member: the cost is that stretch of n's ancestry, not the
+// group's size, which keeps Group near-linear on long chains.
+func joinsConvex(n *ir.Node, in func(*ir.Node) bool, lo int, pos map[*ir.Node]int) bool {
+	seen := map[*ir.Node]bool{}
+	var work []*ir.Node
+	for _, v := range n.Operands() {
+		if d := v.Def; d != nil && !in(d) && !seen[d] && pos[d] > lo {
+			seen[d] = true
+			work = append(work, d)
+		}
+	}
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, v := range x.Operands() {
+			d := v.Def
+			if d == nil || seen[d] {
+				continue
+			}
+			if in(d) {
+				return false
+			}
+			if pos[d] > lo {
+				seen[d] = true
+				work = append(work, d)
+			}
+		}
 	}
 	return true
 }

@@ -26,13 +26,11 @@ func placeBounded(classes []*class, align, limit int64, less func(a, b *class) b
 		return todo[i].id < todo[j].id
 	})
 	pl := placement{name: "bounded two-ended fit", offset: make([]int64, len(classes))}
-	var placed []*class
+	live := newPlaced(todo)
 	for _, c := range todo {
 		var busy []span
-		for _, q := range placed {
-			if overlaps(c, q) {
-				busy = append(busy, span{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
-			}
+		for _, q := range live.overlapping(c) {
+			busy = append(busy, span{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
 		}
 		sort.Slice(busy, func(i, j int) bool { return busy[i].lo < busy[j].lo })
 		need := alignUp(c.size, align)
@@ -78,7 +76,7 @@ func placeBounded(classes []*class, align, limit int64, less func(a, b *class) b
 		if at+need > pl.arena {
 			pl.arena = at + need
 		}
-		placed = append(placed, c)
+		live.add(c)
 	}
 	return pl, true
 }

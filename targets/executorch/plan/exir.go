@@ -53,35 +53,44 @@ func placeExir(classes []*class, align int64) placement {
 	var objs []*object
 	in := make([]int, len(classes))
 	within := make([]int64, len(classes))
+	live := newPlaced(todo)
+	// top[k] is the end of the highest member of object k that overlaps c
+	// (0: none), for the objects in busy, sorted.
+	top := make([]int64, 0)
+	var busy []int
 	for _, c := range todo {
 		need := alignUp(c.size, align)
-		k, at := -1, int64(0)
-		for i, o := range objs {
-			free := true
-			for _, m := range o.members {
-				if overlaps(c, m.c) {
-					free = false
-					break
-				}
+		busy = busy[:0]
+		for _, q := range live.overlapping(c) {
+			k := in[q.id]
+			for len(top) <= k {
+				top = append(top, 0)
 			}
-			if free {
+			if top[k] == 0 {
+				busy = append(busy, k)
+			}
+			top[k] = max(top[k], within[q.id]+alignUp(q.size, align))
+		}
+		sort.Ints(busy)
+		// The first object no member of which overlaps c, else the first
+		// with room above its overlapping members.
+		k, at := -1, int64(0)
+		for i := range objs {
+			if i >= len(busy) || busy[i] != i {
 				k = i
 				break
 			}
 		}
 		if k < 0 {
-			for i, o := range objs {
-				top := int64(0)
-				for _, m := range o.members {
-					if overlaps(c, m.c) {
-						top = max(top, m.off+alignUp(m.c.size, align))
-					}
-				}
-				if top > 0 && top+need <= o.size {
-					k, at = i, top
+			for _, i := range busy {
+				if t := top[i]; t > 0 && t+need <= objs[i].size {
+					k, at = i, t
 					break
 				}
 			}
+		}
+		for _, i := range busy {
+			top[i] = 0
 		}
 		if k < 0 {
 			k = len(objs)
@@ -89,6 +98,7 @@ func placeExir(classes []*class, align int64) placement {
 		}
 		objs[k].members = append(objs[k].members, member{c, at})
 		in[c.id], within[c.id] = k, at
+		live.add(c)
 	}
 	pl := placement{name: exirOrderName, offset: make([]int64, len(classes))}
 	base := make([]int64, len(objs))

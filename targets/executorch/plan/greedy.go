@@ -77,36 +77,27 @@ func place(classes []*class, align int64, name string, less func(a, b *class) bo
 		return todo[i].id < todo[j].id
 	})
 	pl := placement{name: name, offset: make([]int64, len(classes))}
-	var placed []*class
+	live := newPlaced(todo)
+	var busy []span
 	for _, c := range todo {
-		type bspan struct{ lo, hi int64 }
-		var busy []bspan
-		for _, q := range placed {
-			if overlaps(c, q) {
-				busy = append(busy, bspan{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
-			}
+		busy = busy[:0]
+		for _, q := range live.overlapping(c) {
+			busy = append(busy, span{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
 		}
+		// The order among spans with one lo does not change gapFor's answer.
 		sort.Slice(busy, func(i, j int) bool { return busy[i].lo < busy[j].lo })
 		need := alignUp(c.size, align)
-		off := gapFor(busy2(busy), need, align, bestFit)
+		off := gapFor(busy, need, align, bestFit)
 		pl.offset[c.id] = off
 		if off+need > pl.arena {
 			pl.arena = off + need
 		}
-		placed = append(placed, c)
+		live.add(c)
 	}
 	return pl
 }
 
 type span struct{ lo, hi int64 }
-
-func busy2[T ~struct{ lo, hi int64 }](b []T) []span {
-	out := make([]span, len(b))
-	for i, s := range b {
-		out[i] = span(s)
-	}
-	return out
-}
 
 // gapFor finds an offset for a block of need bytes among busy spans (sorted
 // by lo): the first gap that fits, or with bestFit the smallest such gap

@@ -1,6 +1,7 @@
 package xnnpack
 
 import (
+	"math"
 	"sort"
 
 	"github.com/fxport/fxport/ir"
@@ -16,8 +17,15 @@ import (
 // multiplies, which share nothing, are one delegate. Partitions are taken
 // in the order of their first node; each absorbs every later one it can.
 // A merge must keep the graph of partitions acyclic, so the convexity check
-// treats every other partition as one node (convexAmong): two unrelated
+// treats every other partition as one node (merger.convex): two unrelated
 // nodes of one partition are a path once it is a single delegate call.
+//
+// The result is the one of trying every pair in that order (the reference
+// in partition_merge_ref_test.go), found in near-linear time on the
+// layered graphs models are: pairs that a path through an undelegated cut
+// node separates are skipped without a walk (merger.cuts), and each walk
+// stops at the undelegated nodes past the pair that no other partition
+// straddles (merger.spans).
 func mergeUnrelated(groups [][]*ir.Node, pos map[*ir.Node]int) [][]*ir.Node {
 	first := func(g []*ir.Node) int {
 		m := -1
@@ -29,95 +37,314 @@ func mergeUnrelated(groups [][]*ir.Node, pos map[*ir.Node]int) [][]*ir.Node {
 		return m
 	}
 	sort.SliceStable(groups, func(i, j int) bool { return first(groups[i]) < first(groups[j]) })
-	for i := 0; i < len(groups); i++ {
+	m := newMerger(groups, pos)
+	for i := range groups {
+		if m.dead[i] {
+			continue
+		}
 		for j := i + 1; j < len(groups); j++ {
-			union := append(append([]*ir.Node{}, groups[i]...), groups[j]...)
-			if !convexAmong(union, groups, i, j) {
+			if m.dead[j] {
 				continue
 			}
-			groups[i] = union
-			groups = append(groups[:j], groups[j+1:]...)
-			j--
+			if m.first[j] > m.cut[i] {
+				// j and every later partition have a node after a cut
+				// node that partition i reaches: all are on a path that
+				// leaves i and comes back through the cut.
+				break
+			}
+			if max(m.last[i], m.last[j]) > min(m.cut[i], m.cut[j]) || !m.convex(i, j) {
+				continue
+			}
+			m.merge(i, j)
 		}
 	}
-	return groups
+	out := groups[:0]
+	for k, g := range groups {
+		if !m.dead[k] {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
+// merger holds what mergeUnrelated's checks read, indexed by node position
+// (pos) and by partition index.
+type merger struct {
+	groups [][]*ir.Node
+	pos    map[*ir.Node]int
+	// owner is the partition of the node at each position, -1 for nodes no
+	// partition holds.
+	owner []int
+	// first and last are each partition's first and last node position; cut
+	// is the position of the first cut node that one of its nodes reaches
+	// (math.MaxInt when none): every node after a cut node depends on it.
+	first, last, cut []int
+	dead             []bool
+	// spans counts, at each position, the partitions whose first node is
+	// before it and last node after it (a Fenwick tree of range additions).
+	spans []int
+	// seen and seenGroup mark the current walk's nodes and contracted
+	// partitions with stamp.
+	seen, seenGroup []int
+	stamp           int
+	work            []*ir.Node
+}
+
+func newMerger(groups [][]*ir.Node, pos map[*ir.Node]int) *merger {
+	size := 0
+	for _, p := range pos {
+		size = max(size, p+1)
+	}
+	m := &merger{
+		groups: groups, pos: pos,
+		owner: make([]int, size),
+		first: make([]int, len(groups)), last: make([]int, len(groups)), cut: make([]int, len(groups)),
+		dead:  make([]bool, len(groups)),
+		spans: make([]int, size+2),
+		seen:  make([]int, size), seenGroup: make([]int, len(groups)),
+	}
+	byPos := make([]*ir.Node, size)
+	for n, p := range pos {
+		byPos[p] = n
+		m.owner[p] = -1
+	}
+	for k, g := range groups {
+		m.first[k], m.last[k] = math.MaxInt, -1
+		for _, n := range g {
+			p := pos[n]
+			m.owner[p] = k
+			m.first[k], m.last[k] = min(m.first[k], p), max(m.last[k], p)
+		}
+		m.addSpan(m.first[k], m.last[k], 1)
+	}
+	reach := m.cuts(byPos)
+	for k, g := range groups {
+		m.cut[k] = math.MaxInt
+		for _, n := range g {
+			m.cut[k] = min(m.cut[k], reach[pos[n]])
+		}
+	}
+	return m
+}
+
+// cuts returns, for each position, the first cut node that the node there
+// reaches through its users (math.MaxInt when none). A cut node is one no
+// partition holds such that every later node has an operand defined at or
+// after it, so that by induction every later node depends on it: a node
+// before it that reaches it and a node after it are on a path through it.
+func (m *merger) cuts(byPos []*ir.Node) []int {
+	n := len(byPos)
+	// lastDep[p] is the position of the last node that defines an operand
+	// of the node at p (-1 when none); minAfter is its minimum over the
+	// nodes after p.
+	isCut := make([]bool, n)
+	minAfter := math.MaxInt
+	for p := n - 1; p >= 0; p-- {
+		x := byPos[p]
+		if x == nil || x.IsReturn() {
+			continue
+		}
+		isCut[p] = m.owner[p] < 0 && minAfter >= p
+		dep := -1
+		for _, v := range x.Operands() {
+			if v.Def != nil {
+				if q, ok := m.pos[v.Def]; ok {
+					dep = max(dep, q)
+				}
+			}
+		}
+		minAfter = min(minAfter, dep)
+	}
+	reach := make([]int, n)
+	for p := n - 1; p >= 0; p-- {
+		reach[p] = math.MaxInt
+		x := byPos[p]
+		if x == nil {
+			continue
+		}
+		m.users(x, func(u *ir.Node) bool {
+			if q, ok := m.pos[u]; ok {
+				if isCut[q] {
+					reach[p] = min(reach[p], q)
+				}
+				reach[p] = min(reach[p], reach[q])
+			}
+			return false
+		})
+	}
+	return reach
+}
+
+// users calls f on each user of n's results, the return excluded, until f
+// returns true; it reports whether f did.
+func (m *merger) users(n *ir.Node, f func(*ir.Node) bool) bool {
+	for _, r := range n.Results {
+		for _, u := range r.Uses() {
+			if !u.IsReturn() && f(u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addSpan adds d to the span count of the positions strictly between lo
+// and hi.
+func (m *merger) addSpan(lo, hi int, d int) {
+	if lo+1 > hi-1 {
+		return
+	}
+	for i := lo + 2; i < len(m.spans); i += i & -i { // Fenwick index = position + 1
+		m.spans[i] += d
+	}
+	for i := hi + 1; i < len(m.spans); i += i & -i {
+		m.spans[i] -= d
+	}
+}
+
+// straddled reports whether a partition other than i and j has nodes
+// before and after position p.
+func (m *merger) straddled(p, i, j int) bool {
+	c := 0
+	for x := p + 1; x > 0; x -= x & -x {
+		c += m.spans[x]
+	}
+	for _, k := range [2]int{i, j} {
+		if m.first[k] < p && p < m.last[k] {
+			c--
+		}
+	}
+	return c > 0
+}
+
+// merge moves partition j into partition i.
+func (m *merger) merge(i, j int) {
+	m.groups[i] = append(append([]*ir.Node{}, m.groups[i]...), m.groups[j]...)
+	for _, n := range m.groups[j] {
+		m.owner[m.pos[n]] = i
+	}
+	m.addSpan(m.first[i], m.last[i], -1)
+	m.addSpan(m.first[j], m.last[j], -1)
+	m.first[i], m.last[i], m.cut[i] = min(m.first[i], m.first[j]), max(m.last[i], m.last[j]), min(m.cut[i], m.cut[j])
+	m.addSpan(m.first[i], m.last[i], 1)
+	m.dead[j] = true
+}
+
+// convex reports whether no path leaves partitions i and j together and
+// re-enters them through nodes outside them, where reaching any node of
+// another partition reaches all of that partition's nodes (its delegate
+// call runs once all its operands are ready). The walk does not go on
+// from a node that no partition holds, placed after the pair's last node,
+// that no other partition straddles: every node it reaches, contracted
+// partitions included, comes after it.
+func (m *merger) convex(i, j int) bool {
+	m.stamp++
+	hi := max(m.last[i], m.last[j])
+	in := func(n *ir.Node) bool {
+		o := m.owner[m.pos[n]]
+		return o == i || o == j
+	}
+	var visit func(u *ir.Node)
+	visit = func(u *ir.Node) {
+		p := m.pos[u]
+		if m.seen[p] == m.stamp {
+			return
+		}
+		m.seen[p] = m.stamp
+		k := m.owner[p]
+		if k < 0 && p > hi && !m.straddled(p, i, j) {
+			return
+		}
+		m.work = append(m.work, u)
+		if k >= 0 && m.seenGroup[k] != m.stamp {
+			m.seenGroup[k] = m.stamp
+			for _, n := range m.groups[k] {
+				visit(n)
+			}
+		}
+	}
+	m.work = m.work[:0]
+	for _, k := range [2]int{i, j} {
+		for _, n := range m.groups[k] {
+			m.users(n, func(u *ir.Node) bool {
+				if !in(u) {
+					visit(u)
+				}
+				return false
+			})
+		}
+	}
+	for len(m.work) > 0 {
+		u := m.work[len(m.work)-1]
+		m.work = m.work[:len(m.work)-1]
+		if m.users(u, in) {
+			return false
+		}
+		m.users(u, func(w *ir.Node) bool {
+			visit(w)
+			return false
+		})
+	}
+	return true
+}
+
+// graphOrder numbers a graph's nodes in increasing order of their present
+// place. Run keeps it right across outlines by renumbering only the
+// stretch each outline changes, so that ordering every partition costs
+// its stretch of the graph rather than the whole graph.
+type graphOrder map[*ir.Node]int
+
 // currentOrder numbers g's nodes in their present order.
-func currentOrder(g *ir.Graph) map[*ir.Node]int {
+func currentOrder(g *ir.Graph) graphOrder {
 	nodes := g.Nodes()
-	out := make(map[*ir.Node]int, len(nodes))
+	out := make(graphOrder, len(nodes))
 	for i, n := range nodes {
 		out[n] = i
 	}
 	return out
 }
 
-// convexAmong reports whether no path leaves set and re-enters it through
-// nodes outside it, where reaching any node of another partition (groups
-// other than i and j) reaches all of that partition's nodes (its delegate
-// call runs once all its operands are ready).
-func convexAmong(set []*ir.Node, groups [][]*ir.Node, i, j int) bool {
-	in := map[*ir.Node]bool{}
-	for _, n := range set {
-		in[n] = true
+// orderSpan is the stretch of the graph from a partition's first node to
+// its last (sorted by the order), with the numbers it held and its
+// neighbours.
+type orderSpan struct {
+	prev, after *ir.Node // the nodes before and after the stretch (prev nil at the start)
+	numbers     []int
+}
+
+// span records the stretch that outlining g (in present order) rewrites:
+// its nodes are removed, the call takes the last one's place, and the
+// nodes between that depend on them move after the call.
+func (o graphOrder) span(g []*ir.Node) orderSpan {
+	s := orderSpan{prev: g[0].Prev(), after: g[len(g)-1].Next()}
+	for n := g[0]; n != nil && n != s.after; n = n.Next() {
+		s.numbers = append(s.numbers, o[n])
 	}
-	owner := map[*ir.Node]int{}
-	for k, g := range groups {
-		if k == i || k == j {
-			continue
+	return s
+}
+
+// renumber gives the nodes now between s.prev and s.after the numbers the
+// stretch held, in order (the stretch lost the partition's nodes and
+// gained one call, so there are enough), or numbers the whole graph again
+// when the stretch is not what span expected.
+func (o graphOrder) renumber(g *ir.Graph, s orderSpan) {
+	var seg []*ir.Node // the stretch now, last node first
+	ok := s.after != nil
+	for x := s.after; ok; {
+		if x = x.Prev(); x == s.prev {
+			break
 		}
-		for _, n := range g {
-			owner[n] = k
-		}
-	}
-	seen := map[*ir.Node]bool{}
-	seenGroup := map[int]bool{}
-	var work []*ir.Node
-	var visit func(u *ir.Node)
-	visit = func(u *ir.Node) {
-		// No pruning by position: through a contracted partition a path
-		// may continue from a node placed after the set's last one.
-		if seen[u] {
-			return
-		}
-		seen[u] = true
-		work = append(work, u)
-		if k, ok := owner[u]; ok && !seenGroup[k] {
-			seenGroup[k] = true
-			for _, m := range groups[k] {
-				visit(m)
-			}
+		if ok = x != nil && len(seg) < len(s.numbers); ok {
+			seg = append(seg, x)
 		}
 	}
-	users := func(n *ir.Node, f func(*ir.Node) bool) bool {
-		for _, r := range n.Results {
-			for _, u := range r.Uses() {
-				if !u.IsReturn() && f(u) {
-					return true
-				}
-			}
+	if !ok {
+		for k, v := range currentOrder(g) {
+			o[k] = v
 		}
-		return false
+		return
 	}
-	for _, n := range set {
-		users(n, func(u *ir.Node) bool {
-			if !in[u] {
-				visit(u)
-			}
-			return false
-		})
+	for k, x := range seg {
+		o[x] = s.numbers[len(seg)-1-k]
 	}
-	for len(work) > 0 {
-		u := work[len(work)-1]
-		work = work[:len(work)-1]
-		if users(u, func(w *ir.Node) bool { return in[w] }) {
-			return false
-		}
-		users(u, func(w *ir.Node) bool {
-			visit(w)
-			return false
-		})
-	}
-	return true
 }
