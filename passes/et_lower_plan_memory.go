@@ -11,16 +11,19 @@ import (
 var PlanMemory = etlLowering(&pm.Pass{
 	Name: etlPlanMemoryName,
 	ID:   "ET-L03",
-	Doc: `plan tensor memory: greedy by lifetime, upper-bound sizes, 16-byte alignment, memory id 1
+	Doc: `plan tensor memory: exir's greedy placement or a smaller one, upper-bound sizes, 16-byte alignment, memory id 1
 
-Runs targets/executorch/plan on the main graph and its cond regions and records the result:
+Runs targets/executorch/plan on the main graph and its cond, while_loop,
+scan and map_impl regions and records the result:
 each node gets metadata mem = "1:<offset>:<size>" per planned result, the
 program gets executorch.mem.inputs (planned graph inputs),
 executorch.mem.arenas (non_const_buffer_sizes, "0,<bytes>": memory ids are
 1-based) and executorch.mem.lower_bound. Sizes are at the upper bounds of
 the dims' symbols; a dim without one is an error naming the value and the
 symbol (run widen-symbol-ranges, ET-PF01, or export with Dim(min, max)).
-The planner never invents a bound (ET-P10). The statistics "planned-bytes"
+The planner never invents a bound (ET-P10). A graph that calls an XNNPACK
+delegate gets 64 bytes after its planned tensors (exir's extra_padding).
+The statistics "planned-bytes"
 and "lower-bound-bytes" and one program-level firing report the arena
 against the max-live lower bound.
 
