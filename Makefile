@@ -79,9 +79,12 @@ fuzz-short:
 fuzz:
 	$(MAKE) fuzz-short FUZZTIME=2m
 
+# Benchmarks, not part of `make test`. The whole-export ones run once per
+# size (-benchtime=1x); BenchmarkExecuTorchScaling fails on a superlinear
+# ExecuTorch export (docs/performance.md).
 bench:
 	$(GO) test -run=NONE -bench=. -benchmem ./ir/... ./passes/... ./interp/...
-	$(GO) test -run=NONE -bench=. -benchmem -benchtime=1x ./targets/pt2/... ./targets/onnx/...
+	$(GO) test -run=NONE -bench=. -benchmem -benchtime=1x ./targets/pt2/... ./targets/onnx/... ./targets/executorch
 
 generate:
 	$(GO) generate ./...

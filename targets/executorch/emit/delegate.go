@@ -125,15 +125,24 @@ func (m *method) constantSpec(v *ir.Value) (ir.InputSpec, bool) {
 }
 
 // onlyDelegated reports a constant placeholder every use of which is a
-// delegate call that bakes it (xnnpack.BakesOperand): its bytes live in
-// named data, not in the program.
-func onlyDelegated(v *ir.Value) bool {
+// delegate call that bakes it (xnnpack.BakedOperands): its bytes live in
+// named data, not in the program. Each call's answers are computed once,
+// at its first constant, and kept in baked.
+func onlyDelegated(v *ir.Value, baked map[*ir.Node]xnnpack.OperandBaking) bool {
 	if v.NumUses() == 0 {
 		return false
 	}
 	for _, u := range v.Uses() {
-		if u.IsReturn() || u.Op != xnnpack.OpCallDelegate || !xnnpack.BakesOperand(u, v) {
-			return false // read by a kernel, or passed to a delegate at run time
+		if u.IsReturn() || u.Op != xnnpack.OpCallDelegate {
+			return false // read by a kernel
+		}
+		b, ok := baked[u]
+		if !ok {
+			b = xnnpack.BakedOperands(u)
+			baked[u] = b
+		}
+		if !b.Bakes(v) {
+			return false // passed to a delegate at run time
 		}
 	}
 	return true

@@ -180,12 +180,13 @@ func (m *method) emitInputs() error {
 			mutated[o.Target] = o.Kind
 		}
 	}
+	baked := map[*ir.Node]xnnpack.OperandBaking{} // delegate calls' baked operands (onlyDelegated)
 	for i, v := range m.p.Main.Inputs {
 		spec := sig[i]
 		where := fmt.Sprintf("input %s (%s)", v, spec.Kind)
 		switch spec.Kind {
 		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
-			if onlyDelegated(v) {
+			if onlyDelegated(v, baked) {
 				continue // baked into a delegate as named data (delegate.go)
 			}
 			if k, ok := mutated[spec.Target]; ok {

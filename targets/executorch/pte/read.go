@@ -107,6 +107,7 @@ func (f *File) resolveSegments(data []byte) error {
 // resolveMethods attaches each delegate's processed bytes and decodes
 // XNNPACK payloads.
 func (f *File) resolveMethods() error {
+	var named map[string]uint64 // named data sizes, built at the first XNNPACK delegate
 	for pi, plan := range f.Program.ExecutionPlan {
 		m := Method{Plan: plan}
 		for di, d := range plan.Delegates {
@@ -128,7 +129,10 @@ func (f *File) resolveMethods() error {
 				if err != nil {
 					return fmt.Errorf("%s(%s): %w", where, del.ID, err)
 				}
-				if err := f.checkXNN(x); err != nil {
+				if named == nil {
+					named = f.namedSizes()
+				}
+				if err := f.checkXNN(x, named); err != nil {
 					return fmt.Errorf("%s(%s): %w", where, del.ID, err)
 				}
 				del.XNNPACK = x

@@ -48,9 +48,21 @@ func XNNTensor(v *xnnfb.XValueT) *xnnfb.XNNTensorValueT {
 	return nil
 }
 
+// namedSizes maps each named data key of the program to the size of its
+// segment (a later entry of a repeated key wins). checkXNN reads it; the
+// caller builds it once per file, not once per delegate.
+func (f *File) namedSizes() map[string]uint64 {
+	named := make(map[string]uint64, len(f.Program.NamedData))
+	for _, nd := range f.Program.NamedData {
+		named[nd.Key] = f.Segments[nd.SegmentIndex].Size
+	}
+	return named
+}
+
 // checkXNN validates the graph's value ids, node operands and constant data
-// references against the graph and the program's named data.
-func (f *File) checkXNN(x *XNNPayload) error {
+// references against the graph and the program's named data (named, from
+// namedSizes).
+func (f *File) checkXNN(x *XNNPayload, named map[string]uint64) error {
 	g := x.Graph
 	ids := map[uint32]bool{}
 	for i, v := range g.Xvalues {
@@ -83,10 +95,6 @@ func (f *File) checkXNN(x *XNNPayload) error {
 				return fmt.Errorf("XNNPACK graph: xnodes[%d](%s).%s = %d is not a value id", i, n.XnodeUnion.Type, o.Name, o.ID)
 			}
 		}
-	}
-	named := map[string]uint64{}
-	for _, nd := range f.Program.NamedData {
-		named[nd.Key] = f.Segments[nd.SegmentIndex].Size
 	}
 	for i, c := range g.ConstantData {
 		if c == nil || i == 0 {

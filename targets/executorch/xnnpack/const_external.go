@@ -78,12 +78,14 @@ func foldedWeight(n *ir.Node) bool {
 
 // BakesOperand reports whether delegate call passes v (an operand of the
 // call) baked into its payload rather than at run time. Calls of other
-// backends bake every constant operand (their serializers hold them).
+// backends bake every constant operand (their serializers hold them). It
+// scans the call's operands: to ask about many operands of one call, use
+// BakedOperands once.
 func BakesOperand(call *ir.Node, v *ir.Value) bool {
-	if call.Op != OpCallDelegate || len(call.Args) < 2 || call.Args[0].Kind != ir.ArgGraph || call.Args[1].Str != BackendID {
+	region := xnnRegion(call)
+	if region == nil {
 		return true
 	}
-	region := call.Args[0].Graph
 	for i, a := range call.Args[2:] {
 		if a.Kind == ir.ArgValue && a.Value == v && i < len(region.Inputs) {
 			return bakes(region.Inputs[i])
@@ -91,3 +93,48 @@ func BakesOperand(call *ir.Node, v *ir.Value) bool {
 	}
 	return true
 }
+
+// xnnRegion is the region of an XNNPACK delegate call, nil for any other
+// node.
+func xnnRegion(call *ir.Node) *ir.Graph {
+	if call.Op != OpCallDelegate || len(call.Args) < 2 || call.Args[0].Kind != ir.ArgGraph || call.Args[1].Str != BackendID {
+		return nil
+	}
+	return call.Args[0].Graph
+}
+
+// OperandBaking holds BakesOperand's answer for every operand of one
+// delegate call (BakedOperands).
+type OperandBaking struct {
+	runtime map[*ir.Value]bool // operands passed at run time; nil: none
+}
+
+// BakedOperands answers BakesOperand for all operands of call at once, in
+// one pass over them: an operand passed more than once is answered by its
+// first place, and a value that is not an operand of an XNNPACK call is
+// baked.
+func BakedOperands(call *ir.Node) OperandBaking {
+	region := xnnRegion(call)
+	if region == nil {
+		return OperandBaking{}
+	}
+	seen := map[*ir.Value]bool{}
+	var b OperandBaking
+	for i, a := range call.Args[2:] {
+		if a.Kind != ir.ArgValue || i >= len(region.Inputs) || seen[a.Value] {
+			continue
+		}
+		seen[a.Value] = true
+		if !bakes(region.Inputs[i]) {
+			if b.runtime == nil {
+				b.runtime = map[*ir.Value]bool{}
+			}
+			b.runtime[a.Value] = true
+		}
+	}
+	return b
+}
+
+// Bakes reports whether the call passes v baked into its payload: the
+// answer of BakesOperand(call, v).
+func (b OperandBaking) Bakes(v *ir.Value) bool { return !b.runtime[v] }

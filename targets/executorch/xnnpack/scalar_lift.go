@@ -58,7 +58,7 @@ var opToDimOrderCopy = ir.MustLookupOp("dim_order_ops._to_dim_order_copy.default
 // liftScalars rewrites the literal second operand of each liftable binary
 // op of the main graph into a lifted 0-d constant.
 func (c *checker) liftScalars() error {
-	next := 0
+	var names liftNames
 	for _, n := range c.p.Main.Nodes() {
 		if !c.liftable(n) {
 			continue
@@ -71,7 +71,7 @@ func (c *checker) liftScalars() error {
 		} else {
 			binary.LittleEndian.PutUint32(data, math.Float32bits(float32(lit.Float)))
 		}
-		v, err := c.liftConstant(dt, data, &next)
+		v, err := c.liftConstant(dt, data, &names)
 		if err != nil {
 			return n.Errorf("xnnpack partition: lifting the scalar operand: %v", err)
 		}
@@ -157,27 +157,49 @@ func (c *checker) liftable(n *ir.Node) bool {
 	return true
 }
 
-// liftConstant adds a 0-d constant placeholder holding data (after the
-// last parameter, buffer or constant input, as exir orders lifted
-// constants) with its weight, named _lifted_tensor_constant<N>.
-func (c *checker) liftConstant(dt ir.DType, data []byte, next *int) (*ir.Value, error) {
-	p := c.p
-	name := ""
-	for {
-		name = "_lifted_tensor_constant" + strconv.Itoa(*next)
-		*next++
-		if p.Weight(name) == nil && !c.targetTaken(name) {
-			break
+// liftNames hands out the names of lifted constants: the next free
+// _lifted_tensor_constant<N>, skipping the names weights and signature
+// targets already hold (taken, built once at the first lift).
+type liftNames struct {
+	next  int
+	taken map[string]bool
+}
+
+// fresh returns the next free name and marks it taken.
+func (l *liftNames) fresh(p *ir.Program) string {
+	if l.taken == nil {
+		l.taken = make(map[string]bool, len(p.Signature.Inputs))
+		for _, s := range p.Signature.Inputs {
+			l.taken[s.Target] = true
 		}
 	}
+	for {
+		name := "_lifted_tensor_constant" + strconv.Itoa(l.next)
+		l.next++
+		if p.Weight(name) == nil && !l.taken[name] {
+			l.taken[name] = true
+			return name
+		}
+	}
+}
+
+// liftConstant adds a 0-d constant placeholder holding data (after the
+// last parameter, buffer or constant input, as exir orders lifted
+// constants) with its weight, named _lifted_tensor_constant<N> (names).
+func (c *checker) liftConstant(dt ir.DType, data []byte, names *liftNames) (*ir.Value, error) {
+	p := c.p
+	name := names.fresh(p)
 	if len(p.Signature.Inputs) != len(p.Main.Inputs) {
 		return nil, fmt.Errorf("signature has %d inputs for %d graph inputs", len(p.Signature.Inputs), len(p.Main.Inputs))
 	}
 	pos := 0
-	for i, spec := range p.Signature.Inputs {
-		switch spec.Kind {
+	for i := len(p.Signature.Inputs) - 1; i >= 0; i-- {
+		switch p.Signature.Inputs[i].Kind {
 		case ir.Parameter, ir.Buffer, ir.ConstantTensor, ir.CustomObj:
 			pos = i + 1
+		}
+		if pos > 0 {
+			break
 		}
 	}
 	t := ir.TensorOf(dt, nil)
@@ -193,13 +215,4 @@ func (c *checker) liftConstant(dt ir.DType, data []byte, next *int) (*ir.Value, 
 	p.AddWeight(&ir.Weight{Name: name, Type: &wt, Source: &ir.InlineSource{Data: data}})
 	c.consts[v] = true
 	return v, nil
-}
-
-func (c *checker) targetTaken(name string) bool {
-	for _, s := range c.p.Signature.Inputs {
-		if s.Target == name {
-			return true
-		}
-	}
-	return false
 }
