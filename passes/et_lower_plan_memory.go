@@ -49,11 +49,10 @@ func runPlanMemory(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	if err != nil {
 		return pm.Result{}, err
 	}
-	before := ir.Print(p)
-	plan.Record(p, pl)
+	changed := plan.Record(p, pl)
 	c.Stat("planned-bytes", pl.Planned())
 	c.Stat("lower-bound-bytes", pl.MaxLiveLowerBound)
 	c.Stat("planned-values", int64(len(pl.Values)))
 	c.Fired(nil, pl.Report())
-	return pm.Result{Changed: ir.Print(p) != before}, nil
+	return pm.Result{Changed: changed}, nil
 }

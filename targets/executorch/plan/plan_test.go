@@ -329,3 +329,33 @@ func TestOverlapCheckerCatchesBugs(t *testing.T) {
 		t.Fatal("overlapping live values not reported")
 	}
 }
+
+// Record reports a change only when a recorded value differs: the first
+// recording, and a different plan, change the program; recording the same
+// plan again does not (plan-memory's Changed flag comes from it).
+func TestRecordReportsChanges(t *testing.T) {
+	p := parse(t, `graph forward(%x: f32[16]) {
+  %a: f32[16] = aten.relu.default(%x)
+  %b: f32[16] = aten.neg.default(%a)
+  return %b
+}`)
+	pl := mustPlan(t, p, plan.DefaultOptions())
+	if !plan.Record(p, pl) {
+		t.Error("first Record reported no change")
+	}
+	text := ir.Print(p)
+	if plan.Record(p, pl) {
+		t.Error("recording the same plan again reported a change")
+	}
+	if ir.Print(p) != text {
+		t.Error("recording the same plan again changed the program text")
+	}
+	opt := plan.DefaultOptions()
+	opt.AllocGraphInput = false
+	if !plan.Record(p, mustPlan(t, p, opt)) {
+		t.Error("recording a plan without the input reported no change")
+	}
+	if ir.Print(p) == text {
+		t.Error("a different plan left the program text unchanged")
+	}
+}

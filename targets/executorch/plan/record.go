@@ -25,14 +25,42 @@ const (
 	MetaLowerBound = "executorch.mem.lower_bound"
 )
 
-// Record writes pl into p's metadata, replacing any earlier plan.
-func Record(p *ir.Program, pl *Plan) {
+// Record writes pl into p's metadata, replacing any earlier plan, and
+// reports whether any recorded value differs from what p held before.
+func Record(p *ir.Program, pl *Plan) (changed bool) {
+	type nodeMeta struct{ mem, slices string }
+	before := map[*ir.Node]nodeMeta{}
 	for _, g := range p.Graphs() {
 		for _, n := range g.Nodes() {
+			mem, _ := n.Meta.Get(MetaMem)
+			slices, _ := n.Meta.Get(MetaScanSlices)
+			if mem != "" || slices != "" {
+				before[n] = nodeMeta{mem, slices}
+			}
 			n.Meta.Delete(MetaMem)
 			n.Meta.Delete(MetaScanSlices)
 		}
 	}
+	progBefore := [3]string{}
+	for i, k := range []string{MetaInputs, MetaArenas, MetaLowerBound} {
+		progBefore[i], _ = p.Meta.Get(k)
+	}
+	defer func() {
+		for _, g := range p.Graphs() {
+			for _, n := range g.Nodes() {
+				mem, _ := n.Meta.Get(MetaMem)
+				slices, _ := n.Meta.Get(MetaScanSlices)
+				if before[n] != (nodeMeta{mem, slices}) {
+					changed = true
+				}
+			}
+		}
+		for i, k := range []string{MetaInputs, MetaArenas, MetaLowerBound} {
+			if v, _ := p.Meta.Get(k); v != progBefore[i] {
+				changed = true
+			}
+		}
+	}()
 	for _, n := range allNodes(p) {
 		var parts []string
 		any := false
@@ -80,6 +108,7 @@ func Record(p *ir.Program, pl *Plan) {
 	}
 	p.Meta.Set(MetaArenas, strings.Join(ar, ","))
 	p.Meta.Set(MetaLowerBound, strconv.FormatInt(pl.MaxLiveLowerBound, 10))
+	return changed // set by the deferred comparison
 }
 
 // Recorded is a plan read back from the IR.
