@@ -145,7 +145,7 @@ func (m *machine) mainInputs(inputs []Value) ([]Value, error) {
 			}
 			args[i] = t
 		case ir.ConstantInput:
-			v, err := literal(s.Value)
+			v, err := Literal(s.Value)
 			if err != nil {
 				return nil, fmt.Errorf("interp: constant input %s: %w", in, err)
 			}
@@ -260,7 +260,7 @@ func (m *machine) eval(f *frame, a ir.Arg) (Value, bool, error) {
 		}
 		return l, anyRnd, nil
 	}
-	v, err := literal(a)
+	v, err := Literal(a)
 	return v, false, err
 }
 

@@ -373,7 +373,7 @@ func literalDeep(a ir.Arg) (Value, error) {
 		}
 		return l, nil
 	}
-	return literal(a)
+	return Literal(a)
 }
 
 // callOp runs op on positional values (the wrapped call of with_effects and

@@ -19,9 +19,9 @@ type Device string
 // Token is the effect token threaded through with_effects.
 type Token struct{}
 
-// literal converts a literal argument to a Value. Operands are resolved by
-// the caller.
-func literal(a ir.Arg) (Value, error) {
+// Literal converts a literal argument to a Value. Operands and lists (which
+// may hold operands) are resolved by the caller.
+func Literal(a ir.Arg) (Value, error) {
 	switch a.Kind {
 	case ir.ArgNone:
 		return nil, nil

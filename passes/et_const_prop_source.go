@@ -151,39 +151,21 @@ func (s *ConstPropSource) Open() (io.ReadCloser, error) {
 	return io.NopCloser(bytes.NewReader(t.Bytes())), nil
 }
 
-// constPropLiteral converts a literal argument to the interpreter's value.
+// constPropLiteral converts a literal argument, lists of literals included,
+// to the interpreter's value.
 func constPropLiteral(a ir.Arg) (interp.Value, error) {
-	switch a.Kind {
-	case ir.ArgNone:
-		return nil, nil
-	case ir.ArgInt:
-		return a.Int, nil
-	case ir.ArgFloat:
-		return a.Float, nil
-	case ir.ArgBool:
-		return a.Bool(), nil
-	case ir.ArgString:
-		return a.Str, nil
-	case ir.ArgDType:
-		return a.DType(), nil
-	case ir.ArgLayout:
-		return ir.Layout(a.Int), nil
-	case ir.ArgMemoryFormat:
-		return ir.MemoryFormat(a.Int), nil
-	case ir.ArgDevice:
-		return interp.Device(a.Str), nil
-	case ir.ArgList:
-		out := make([]interp.Value, len(a.List))
-		for i, e := range a.List {
-			v, err := constPropLiteral(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
+	if a.Kind != ir.ArgList {
+		return interp.Literal(a)
 	}
-	return nil, fmt.Errorf("%s is not a literal", a)
+	out := make([]interp.Value, len(a.List))
+	for i, e := range a.List {
+		v, err := constPropLiteral(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 func (s *ConstPropSource) String() string {
