@@ -24,18 +24,24 @@ var OpenVINOPartition = pm.RegisterPass(&pm.Pass{
 	Doc: `partition the program for OpenVINO: supported nodes become OpenvinoBackend executorch_call_delegate regions
 
 A node is claimed when its op is on the partitioner's op list (a
-conservative subset of OpenVINO's PyTorch frontend: linear, addmm, mm,
-bmm, convolution, batch and layer norm, softmax, pooling, element-wise
-arithmetic and activations, comparisons, reductions, view, permute,
-slice, cat, …; targets/executorch/openvino.SupportedOps) and every tensor
-it reads and writes is static, non-empty, on the CPU and of a dtype
-OpenVINO's CPU plugin runs (f32, f16, bf16, i64, i32, i8, u8, bool);
-SymInt operands and results, control flow and everything else stay on
-portable kernels. Claimed nodes are grouped greedily, in graph order, into
+subset of the OperatorSupport dict of OpenVINO's PyTorch frontend that
+ExecuTorch's partitioner consults: linear, addmm, mm, bmm, convolution,
+batch and layer norm, softmax, pooling, element-wise arithmetic and
+activations, comparisons, reductions, view, permute, slice, cat, split,
+index.Tensor, factories, _to_copy, sym_size and SymInt arithmetic, …;
+targets/executorch/openvino.SupportedOps) and every value it reads and
+writes is a SymInt or a tensor on the CPU of a dtype OpenVINO's CPU plugin
+runs (f32, f16, bf16, i64, i32, i8, u8, bool) whose dims are positive
+constants or symbolic sizes over backed symbols with a finite upper bound
+(the delegate's boundary tensors are then DYNAMIC_BOUND, planned at those
+bounds, and the region's .pt2 carries the symbols and their ranges);
+unbounded or data-dependent dims, control flow and everything else stay
+on portable kernels. Claimed nodes are grouped greedily, in graph order, into
 maximal convex groups (several partitions are allowed; single-node
 partitions are kept, as ExecuTorch's OpenvinoPartitioner allows them); a
 node that would pass a non-contiguous tensor across a group's boundary
-stays portable (the runtime hands OpenVINO raw buffers).
+stays portable (the runtime hands OpenVINO raw buffers), and so does one
+that would pass a SymInt across it (the delegate takes tensors only).
 Each group becomes one
 
   %out… = higher_order.executorch_call_delegate(^openvino_partition_N, "OpenvinoBackend", %in…)

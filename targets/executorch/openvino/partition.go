@@ -66,7 +66,9 @@ func IsCall(n *ir.Node) bool {
 // allowed, and single-node groups are kept, as ExecuTorch's partitioner
 // allows them). A node that would pass a non-contiguous tensor across a
 // group's boundary (read one from outside, or write one used outside)
-// stays portable too, and the nodes are grouped again. Each group becomes one
+// stays portable too, as does one that would pass a SymInt across it (the
+// delegate's arguments are tensors; shape arithmetic joins the group that
+// uses it), and the nodes are grouped again. Each group becomes one
 //
 //	%out… = higher_order.executorch_call_delegate(^openvino_partition_N, "OpenvinoBackend", %in…)
 //
@@ -89,10 +91,11 @@ func Partition(p *ir.Program) (*Result, error) {
 	for i, n := range nodes {
 		pos[n] = i
 	}
-	// Group, then drop the nodes where a strided tensor would cross a
-	// partition's boundary (the runtime passes buffers in the tensor's dim
-	// order, the compiled model reads them contiguous), and group again,
-	// until every boundary is contiguous. Each round drops a node.
+	// Group, then drop the nodes where a strided tensor or a SymInt would
+	// cross a partition's boundary (the runtime passes buffers in the
+	// tensor's dim order, the compiled model reads them contiguous; it binds
+	// tensors only), and group again, until every boundary is contiguous
+	// and tensor-only. Each round drops a node.
 	excluded := map[*ir.Node]string{}
 	for _, n := range nodes {
 		if why := Unsupported(n); why != "" {
@@ -108,6 +111,10 @@ func Partition(p *ir.Program) (*Result, error) {
 		dropped := false
 		for _, g := range live {
 			for n, why := range stridedBoundary(g) {
+				excluded[n] = why
+				dropped = true
+			}
+			for n, why := range symBoundary(g) {
 				excluded[n] = why
 				dropped = true
 			}
@@ -162,6 +169,39 @@ func stridedBoundary(g []*ir.Node) map[*ir.Node]string {
 			for _, u := range r.Uses() {
 				if u.IsReturn() || !in[u] {
 					out[n] = fmt.Sprintf("result %s is not contiguous and is used outside the partition", r)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// symBoundary returns the nodes of g that read a SymInt produced outside
+// g or write one that is used outside g, with the reason: the delegate's
+// inputs and outputs are tensors, so shape arithmetic must be computed
+// inside the partition that uses it (from the dims of its tensor inputs,
+// as OpenVINO's frontend converts sym_size) or stay portable with its
+// users.
+func symBoundary(g []*ir.Node) map[*ir.Node]string {
+	in := map[*ir.Node]bool{}
+	for _, n := range g {
+		in[n] = true
+	}
+	out := map[*ir.Node]string{}
+	for _, n := range g {
+		for _, v := range n.Operands() {
+			if isSymInt(v) && (v.Def == nil || !in[v.Def]) {
+				out[n] = fmt.Sprintf("operand %s is a SymInt computed outside the partition", v)
+			}
+		}
+		for _, r := range n.Results {
+			if !isSymInt(r) {
+				continue
+			}
+			for _, u := range r.Uses() {
+				if u.IsReturn() || !in[u] {
+					out[n] = fmt.Sprintf("result %s is a SymInt used outside the partition", r)
 					break
 				}
 			}

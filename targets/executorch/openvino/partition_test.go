@@ -128,19 +128,72 @@ func TestPartitionStaysConvex(t *testing.T) {
 	}
 }
 
-// Dynamic shapes, SymInt operands, unsupported dtypes and strided layouts
-// stay on portable kernels, with the reason.
+// Unbounded or data-dependent dims, SymInts crossing a partition's
+// boundary, unsupported dtypes and strided layouts stay on portable
+// kernels, with the reason.
 func TestPartitionRejectsWithReasons(t *testing.T) {
 	for name, tc := range map[string]struct{ src, reason string }{
-		"dynamic": {"symbol s0: [1, 8] hint 2\ngraph forward(%x: f32[s0, 4]) {\n  %relu: f32[s0, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "dynamic shape"},
-		"f64":     {"graph forward(%x: f64[2, 4]) {\n  %relu: f64[2, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "dtype f64"},
-		"strided": {"graph forward(%x: f32[1, 2, 3, 4]{0,2,3,1}) {\n  %relu: f32[1, 2, 3, 4]{0,2,3,1} = aten.relu.default(%x)\n  return %relu\n}\n", "not contiguous"},
-		"empty":   {"graph forward(%x: f32[0, 4]) {\n  %relu: f32[0, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "empty dim"},
-		"op":      {"graph forward(%x: f32[2, 4]) {\n  %softplus: f32[2, 4] = aten.softplus.default(%x)\n  return %softplus\n}\n", "not in the OpenVINO partitioner's op list"},
+		"unbounded": {"symbol s0: [2, inf] hint 2\ngraph forward(%x: f32[s0, 4]) {\n  %relu: f32[s0, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "unbounded dynamic dim 0"},
+		"unbacked":  {"symbol u0: [0, 8] unbacked\ngraph forward(%x: f32[u0, 4]) {\n  %relu: f32[u0, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "unbacked symbol u0"},
+		"f64":       {"graph forward(%x: f64[2, 4]) {\n  %relu: f64[2, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "dtype f64"},
+		"strided":   {"graph forward(%x: f32[1, 2, 3, 4]{0,2,3,1}) {\n  %relu: f32[1, 2, 3, 4]{0,2,3,1} = aten.relu.default(%x)\n  return %relu\n}\n", "not contiguous"},
+		"empty":     {"graph forward(%x: f32[0, 4]) {\n  %relu: f32[0, 4] = aten.relu.default(%x)\n  return %relu\n}\n", "empty dim"},
+		"op":        {"graph forward(%x: f32[2, 4]) {\n  %softplus: f32[2, 4] = aten.softplus.default(%x)\n  return %softplus\n}\n", "not in the OpenVINO partitioner's op list"},
 	} {
 		p, res := partitioned(t, tc.src)
 		if len(res.Calls) != 0 || len(res.Rejected) != 1 || !strings.Contains(res.Rejected[0].Reason, tc.reason) {
 			t.Errorf("%s: calls %d rejected %+v, want reason %q\n%s", name, len(res.Calls), res.Rejected, tc.reason, ir.Print(p))
+		}
+	}
+}
+
+// A dim with a finite upper bound is claimed, and shape arithmetic joins
+// the partition that uses it: the view's SymInt size is computed inside
+// the region from the region's tensor input, never passed to it.
+func TestPartitionClaimsBoundedDynamicDims(t *testing.T) {
+	p, res := partitioned(t, `symbol s0: [2, 8] hint 3
+graph forward(%x: f32[s0, 4]) {
+  %relu: f32[s0, 4] = aten.relu.default(%x)
+  %sym_size: Sym(s0) = aten.sym_size.int(%x, 0)
+  %mul: Sym(4*s0) = operator.mul(%sym_size, 4)
+  %view: f32[4*s0] = aten.view.default(%relu, [%mul])
+  return %view
+}
+`)
+	if len(res.Calls) != 1 || res.Nodes != 4 || len(res.Rejected) != 0 {
+		t.Fatalf("result %+v\n%s", res, ir.Print(p))
+	}
+	region := res.Calls[0].Args[0].Graph
+	if len(region.Inputs) != 1 || region.Inputs[0].Tensor() == nil {
+		t.Errorf("region inputs %v, want the tensor %%x only", region.Inputs)
+	}
+}
+
+// A SymInt used both by a partition and by a portable node stays portable,
+// and so do the claimed nodes reading it (the delegate takes tensors only).
+func TestPartitionKeepsSymIntsInside(t *testing.T) {
+	p, res := partitioned(t, `symbol s0: [2, 8] hint 3
+graph forward(%x: f32[s0, 4]) {
+  %sym_size: Sym(s0) = aten.sym_size.int(%x, 0)
+  %relu: f32[s0, 4] = aten.relu.default(%x)
+  %view: f32[s0, 4] = aten.view.default(%relu, [%sym_size, 4])
+  %view_copy: f32[s0, 4] = aten.view_copy.default(%view, [%sym_size, 4])
+  return %view_copy
+}
+`)
+	reasons := map[string]string{}
+	for _, r := range res.Rejected {
+		reasons[r.Node.Results[0].Name] = r.Reason
+	}
+	if !strings.Contains(reasons["sym_size"], "SymInt used outside the partition") ||
+		!strings.Contains(reasons["view"], "SymInt computed outside the partition") {
+		t.Errorf("rejected %v\n%s", reasons, ir.Print(p))
+	}
+	for _, c := range res.Calls {
+		for _, in := range c.Args[0].Graph.Inputs {
+			if in.Tensor() == nil {
+				t.Errorf("region input %s is %s", in, in.Type)
+			}
 		}
 	}
 }
@@ -179,7 +232,7 @@ func TestSupportedOpsDocumented(t *testing.T) {
 		para = para[:j]
 	}
 	var documented []string
-	for _, m := range regexp.MustCompile("`(aten\\.[^`]+)`").FindAllStringSubmatch(para, -1) {
+	for _, m := range regexp.MustCompile("`((?:aten|operator)\\.[^`]+)`").FindAllStringSubmatch(para, -1) {
 		documented = append(documented, m[1])
 	}
 	if strings.Join(documented, " ") != strings.Join(SupportedOps, " ") {
