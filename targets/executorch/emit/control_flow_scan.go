@@ -58,7 +58,10 @@ func (m *method) emitScan(n *ir.Node) error {
 	}
 	f, init, xs, extra := parts.Body, parts.Init, parts.Xs, parts.Extra
 	if len(xs) == 0 {
-		return n.Errorf("scan without xs has no trip count")
+		// torch never traces one: torch.scan returns init unchanged when xs
+		// has no leaves, and scan's and map's tracing read the trip count
+		// from xs[0]'s leading dim. A hand-written one has no length.
+		return n.Errorf("%s without xs has no trip count (the loop runs once per row of xs; torch.scan with empty xs returns init without tracing a scan)", n.Op.Info().Name)
 	}
 	if len(n.Results) < len(init) {
 		return n.Errorf("scan has %d results for %d carried values", len(n.Results), len(init))
@@ -181,20 +184,8 @@ func (m *method) emitScan(n *ir.Node) error {
 			return n.Errorf("scan output %d: %v", k, err)
 		}
 	}
-	for i := range slots {
-		for j := 0; j < i; j++ {
-			if from[i] == slots[j] && from[j] != slots[j] {
-				return n.Errorf("scan combine_fn %s returns carry input %d as carry %d; permuted carries are not emitted (return a copy)", f.Name, j, i)
-			}
-		}
-	}
-	for i := range slots {
-		if from[i] == slots[i] {
-			continue
-		}
-		if err := m.carry(n.Results[i], from[i], slots[i]); err != nil {
-			return n.Errorf("scan combine_fn %s output %d: %v", f.Name, i, err)
-		}
+	if err := m.carryBack(n, "scan combine_fn "+f.Name, n.Results[:len(init)], from[:len(init)], slots); err != nil {
+		return err
 	}
 	if err := m.kernel(opPrimAdd, counter, m.add(evInt(1)), counter); err != nil {
 		return n.Errorf("scan: %v", err)

@@ -128,22 +128,10 @@ func (m *method) emitWhile(n *ir.Node) error {
 		if err != nil {
 			return n.Errorf("while_loop body_fn %s output %d: %v", bodyFn.Name, i, err)
 		}
-		// Moves run in order: reading a slot an earlier move overwrote
-		// would see the new value, not this iteration's.
-		for j := 0; j < i; j++ {
-			if idx == slots[j] && from[j] != slots[j] {
-				return n.Errorf("while_loop body_fn %s returns carried input %d as carried value %d; permuted carried values are not emitted (return a copy)", bodyFn.Name, j, i)
-			}
-		}
 		from[i] = idx
 	}
-	for i := range from {
-		if from[i] == slots[i] {
-			continue // the body returns its carried input unchanged
-		}
-		if err := m.carry(n.Results[i], from[i], slots[i]); err != nil {
-			return n.Errorf("while_loop body_fn %s output %d: %v", bodyFn.Name, i, err)
-		}
+	if err := m.carryBack(n, "while_loop body_fn "+bodyFn.Name, n.Results, from, slots); err != nil {
+		return err
 	}
 	back := m.jumpFalse(m.add(evBool(false)))
 	back.DestinationInstruction = head
@@ -157,6 +145,45 @@ func (m *method) argIndex(a ir.Arg) (int32, error) {
 		return m.operand(a.Value)
 	}
 	return m.literal(a)
+}
+
+// carryBack copies the body's carried outputs from[i] into the carried
+// slots slots[i] of results, in order, skipping an output that is its own
+// slot (the body returns its carried input unchanged). A permuted carry,
+// output i reading slot j < i that carry j overwrites first, would see the
+// new value: a non-tensor slot j is saved into a fresh value by a MoveCall
+// before any carry runs, and carry i reads that; a tensor slot has no
+// storage to save into, so the lowering pass loop-carry-copies copies such
+// an output in the body (an error names the node when it has not run).
+func (m *method) carryBack(n *ir.Node, region string, results []*ir.Value, from, slots []int32) error {
+	from = append([]int32(nil), from...)
+	saved := map[int]int32{}
+	for i := range from {
+		for j := 0; j < i; j++ {
+			if from[i] != slots[j] || from[j] == slots[j] {
+				continue
+			}
+			if results[j].Tensor() != nil {
+				return n.Errorf("%s returns carried input %d as carried value %d while carried value %d changes; run the lowering pass loop-carry-copies, which copies it in the body", region, j, i, j)
+			}
+			tmp, ok := saved[j]
+			if !ok {
+				tmp = m.add(evNull())
+				m.move(slots[j], tmp)
+				saved[j] = tmp
+			}
+			from[i] = tmp
+		}
+	}
+	for i := range from {
+		if from[i] == slots[i] {
+			continue
+		}
+		if err := m.carry(results[i], from[i], slots[i]); err != nil {
+			return n.Errorf("%s output %d: %v", region, i, err)
+		}
+	}
+	return nil
 }
 
 // carry writes value from into the carried slot to of result r: a copy

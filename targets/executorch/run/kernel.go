@@ -46,6 +46,9 @@ func (m *Method) kernelCall(k *etfb.KernelCallT) error {
 	if op == opETView {
 		return m.etView(k)
 	}
+	if err := m.checkCopyDimOrder(op, k); err != nil {
+		return err
+	}
 	sch := op.Info().Schema
 	nargs, nret := len(sch.Args), len(sch.Returns)
 	if len(k.Args) != nargs+nret && len(k.Args) != nargs {
