@@ -87,6 +87,9 @@ func (m *Method) runXNN(p *pte.XNNPayload, args []int32) error {
 			if !ok {
 				return fmt.Errorf("external input %d: %s is not a tensor", t.ExternalId, interp.Describe(v))
 			}
+			if x, err = m.physicalIn(int(args[t.ExternalId]), x); err != nil { // xnn_physical.go
+				return fmt.Errorf("external input %d: %w", t.ExternalId, err)
+			}
 			// A 0-d program tensor is seen with dims [1]; static dims
 			// reshape, dynamic ones keep the bound tensor's shape.
 			dims := make([]int64, len(t.Dims))
@@ -124,6 +127,10 @@ func (m *Method) runXNN(p *pte.XNNPayload, args []int32) error {
 			if v, err = aten("aten.reshape.default", v, toValues(s.sizes)); err != nil {
 				return err
 			}
+		}
+		v, err := m.logicalOut(int(args[t.ExternalId]), v) // xnn_physical.go
+		if err != nil {
+			return fmt.Errorf("external output %d: %w", t.ExternalId, err)
 		}
 		if err := m.store(int(args[t.ExternalId]), v); err != nil {
 			return fmt.Errorf("external output %d: %w", t.ExternalId, err)
@@ -184,6 +191,9 @@ func (r *xrun) constant(t *xnnfb.XNNTensorValueT) (*interp.Tensor, error) {
 	}
 	if t.Datatype == xnnfb.XNNDatatypexnn_datatype_qbint4 {
 		return unpackQB4(t, data)
+	}
+	if t.Datatype == xnnfb.XNNDatatypexnn_datatype_qcint4 {
+		return unpackQC4(t, data) // xquant_qc4w.go
 	}
 	dt, err := xdtype(t.Datatype)
 	if err != nil {

@@ -35,6 +35,9 @@ func quantPrograms() []qprog {
 		{"qd8-linear-per-token", dynLinear(true, hexI64(0, 0, 0)), []int64{5, 4}, 1e-5},
 		{"qd8-linear-rank3", qd8Rank3Src(), []int64{2, 3, 4}, 1e-5},
 		{"qb4w-linear", qb4wLinear(32, qb4w, -8), []int64{3, 64}, 1e-5},
+		{"qs8-pool", qPoolSrc, []int64{1, 3, 6, 5}, 0.0101},
+		{"qs8-qc4w-linear", qc4wSrc(false), []int64{5, 5}, 0.01},
+		{"qd8-qc4w-linear", qc4wSrc(true), []int64{5, 5}, 1e-5},
 	}
 }
 

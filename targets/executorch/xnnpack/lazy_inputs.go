@@ -16,12 +16,20 @@ func (s *ser) lazyInput(v *ir.Value) (uint32, bool, error) {
 	if !ok {
 		return 0, false, nil
 	}
-	id, err := s.define(v, dimsOf(v, s.env), ext, flagInput, 0)
+	dims := dimsOf(v, s.env)
+	if isCL(v) { // dimorder_copy.go: its memory holds NHWC
+		dims = permDims(dims, toNHWC)
+	}
+	id, err := s.define(v, dims, ext, flagInput, 0)
 	if err != nil {
 		return 0, true, err
 	}
 	delete(s.inExt, v)
-	s.ids[v] = id
+	if isCL(v) {
+		s.nhwc[v] = id
+	} else {
+		s.ids[v] = id
+	}
 	s.g.InputIds = append(s.g.InputIds, id)
 	return id, true, nil
 }

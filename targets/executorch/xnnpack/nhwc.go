@@ -57,7 +57,7 @@ func (s *ser) agnostic(n *ir.Node) bool {
 		return false
 	}
 	r, _ := s.result(n)
-	if t := r.Tensor(); t == nil || t.Rank() != 4 {
+	if t := r.Tensor(); t == nil || t.Rank() != 4 || isCL(r) {
 		return false
 	}
 	ops := n.Operands()
@@ -65,7 +65,7 @@ func (s *ser) agnostic(n *ir.Node) bool {
 		return false
 	}
 	for _, v := range ops {
-		if t := v.Tensor(); t == nil || t.Rank() != 4 {
+		if t := v.Tensor(); t == nil || t.Rank() != 4 || isCL(v) {
 			return false
 		}
 		if d := v.Def; d != nil && (d.Op == opQuant || d.Op == opDequant || d.Op == opDequantCh) {
@@ -77,7 +77,7 @@ func (s *ser) agnostic(n *ir.Node) bool {
 
 // producesNHWC reports an op whose (fp32) result is defined in NHWC only.
 func (s *ser) producesNHWC(n *ir.Node) bool {
-	if s.skip[n] || s.qconvs[n] != nil {
+	if s.skip[n] || s.qconvs[n] != nil || s.qpools[n] != nil {
 		return false
 	}
 	return nhwcProducers[n.Op.Info().Name]

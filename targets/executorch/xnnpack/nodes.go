@@ -139,6 +139,12 @@ func (s *ser) node(n *ir.Node) error {
 	if s.nhwcOps[n] {
 		return s.nhwcNode(n) // nhwc.go
 	}
+	if m := s.qpools[n]; m != nil {
+		return s.quantPoolNode(n, m) // quant_pool.go
+	}
+	if isDimOrderCopy(n) {
+		return s.dimOrderNode(n) // dimorder_copy.go
+	}
 	name := n.Op.Info().Name
 	if k, ok := binaryKinds[name]; ok {
 		if m := s.qadds[n]; m != nil {

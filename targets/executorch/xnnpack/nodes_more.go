@@ -59,6 +59,12 @@ func (s *ser) maxPool(n *ir.Node) error {
 	if err != nil {
 		return err
 	}
+	s.add(xnnfb.XNodeUnionXNNMaxPooling2d, maxPoolParams(n, in, out), s.handle, nil)
+	return nil
+}
+
+// maxPoolParams are max pooling n's window between values in and out.
+func maxPoolParams(n *ir.Node, in, out uint32) *xnnfb.XNNPooling2DT {
 	k, _ := ints(n.Arg("kernel_size"), 2)
 	st, ok := ints(n.Arg("stride"), 2)
 	if !ok {
@@ -66,12 +72,11 @@ func (s *ser) maxPool(n *ir.Node) error {
 	}
 	pad, _ := ints(n.Arg("padding"), 2)
 	dil, _ := ints(n.Arg("dilation"), 2)
-	s.add(xnnfb.XNodeUnionXNNMaxPooling2d, &xnnfb.XNNPooling2DT{
+	return &xnnfb.XNNPooling2DT{
 		PaddingTop: uint32(pad[0]), PaddingRight: uint32(pad[1]), PaddingBottom: uint32(pad[0]), PaddingLeft: uint32(pad[1]),
 		PoolingHeight: uint32(k[0]), PoolingWidth: uint32(k[1]), StrideHeight: uint32(st[0]), StrideWidth: uint32(st[1]),
 		DilationHeight: uint32(dil[0]), DilationWidth: uint32(dil[1]), InputId: in, OutputId: out,
-	}, s.handle, nil)
-	return nil
+	}
 }
 
 // constantPad turns torch's pad list (last dim first, [lo, hi] pairs) into

@@ -18,7 +18,13 @@ func (s *ser) convInput(n *ir.Node) bool {
 		return false
 	}
 	for _, u := range r.Uses() {
-		if u.IsReturn() || s.qconvs[u] == nil || s.qconvs[u].xd != n {
+		if u.IsReturn() {
+			return false
+		}
+		if m := s.qpools[u]; m != nil && m.xd == n { // quant_pool.go: NHWC too
+			continue
+		}
+		if s.qconvs[u] == nil || s.qconvs[u].xd != n {
 			return false
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/fxport/fxport/ir"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
-	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
 // planDynFC records the dynamically quantized fully-connected pattern
@@ -91,21 +90,7 @@ func (s *ser) dynFC(n *ir.Node, m *dfc) error {
 	wd := dimsOf(m.w, s.env)
 	var filter uint32
 	if m.wq != nil {
-		var wb pte.Lazy
-		if m.perm == nil { // [in, out] → [out, in]
-			wb, err = s.permuted(m.w, wd, []int{1, 0}, 1)
-			wd = permDims(wd, []int{1, 0})
-		} else {
-			wb, err = s.raw(m.w)
-		}
-		if err != nil {
-			return fmt.Errorf("weight %s: %w", m.w, err)
-		}
-		wq, err := s.weightQuant(m.wq, 0)
-		if err != nil {
-			return err
-		}
-		if filter, err = s.constValueQ(m.w, wd, wb, wq); err != nil {
+		if filter, _, err = s.fcFilter(m.wq, m.perm == nil); err != nil { // quant_qc4w.go
 			return err
 		}
 	} else if filter, err = s.qb4Filter(m, wd, src.Size); err != nil {

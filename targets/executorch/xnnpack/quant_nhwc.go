@@ -17,7 +17,7 @@ import (
 
 // qNHWC reports whether n's quantized output exists only in NHWC.
 func qNHWC(n *ir.Node) bool {
-	if quantConv(n) {
+	if quantConv(n) || quantPool(n) {
 		return true
 	}
 	if !quantAdd(n) {
@@ -116,6 +116,9 @@ func (s *ser) onlyQuantReaders(d *ir.Node) bool {
 			continue
 		}
 		if m := s.qconvs[u]; m != nil && m.xd == d {
+			continue
+		}
+		if m := s.qpools[u]; m != nil && m.xd == d {
 			continue
 		}
 		if s.readsAsQAdd(u, d) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/fxport/fxport/ir"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
-	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
 // planQuant matches the quantized fully-connected patterns of a region:
@@ -41,6 +40,17 @@ func (s *ser) planQuant(region *ir.Graph) error {
 				return n.Errorf("xnnpack: quantized add: %s", why)
 			}
 			s.qadds[n] = m
+			s.skip[m.yq] = true
+			for _, d := range m.outDequant {
+				s.skip[d] = true
+			}
+			continue
+		case quantPool(n):
+			m, why := matchQPool(n) // quant_pool.go
+			if why != "" {
+				return n.Errorf("xnnpack: quantized pooling: %s", why)
+			}
+			s.qpools[n] = m
 			s.skip[m.yq] = true
 			for _, d := range m.outDequant {
 				s.skip[d] = true
@@ -135,23 +145,7 @@ func (s *ser) quantFC(n *ir.Node, m *qfc) error {
 	if err != nil {
 		return err
 	}
-	w := m.wq.w
-	wd := dimsOf(w, s.env)
-	var wb pte.Lazy
-	if m.perm == nil { // [in, out] → [out, in]
-		wb, err = s.permuted(w, wd, []int{1, 0}, 1)
-		wd = permDims(wd, []int{1, 0})
-	} else {
-		wb, err = s.raw(w)
-	}
-	if err != nil {
-		return fmt.Errorf("weight %s: %w", w, err)
-	}
-	wq, err := s.weightQuant(m.wq, 0)
-	if err != nil {
-		return err
-	}
-	filter, err := s.constValueQ(w, wd, wb, wq)
+	filter, wq, err := s.fcFilter(m.wq, m.perm == nil) // quant_qc4w.go
 	if err != nil {
 		return err
 	}

@@ -193,7 +193,7 @@ func isDequantW(w *ir.Value) bool {
 // fully-connected op, a (non-transposed) convolution or an add of two
 // dequantized operands.
 func isQOp(n *ir.Node) bool {
-	return isFC(n) || n.Op == opConv && !n.Arg("transposed").Bool() || quantAdd(n)
+	return isFC(n) || n.Op == opConv && !n.Arg("transposed").Bool() || quantAdd(n) || quantPool(n)
 }
 
 func isFC(n *ir.Node) bool {
@@ -329,6 +329,12 @@ func (c *checker) quantNeeds(n *ir.Node) ([]*ir.Node, bool) {
 			return nil, true
 		}
 		return append(m.members(), m.bq, m.bd), true
+	case quantPool(n): // quant_pool.go
+		m, why := matchQPool(n)
+		if why != "" {
+			return nil, true
+		}
+		return m.members(), true
 	case n.Op == opQuant:
 		return usersOf(n), true
 	case n.Op == opDequant && n.Args[0].Value.Def != nil && n.Args[0].Value.Def.Op == opQuant:

@@ -39,7 +39,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 	region := call.Args[0].Graph
 	s := &ser{env: env, g: &xnnfb.XNNGraphT{Version: "0"}, ids: map[*ir.Value]uint32{}, nhwc: map[*ir.Value]uint32{},
 		consts: map[*ir.Value]pte.Lazy{}, inExt: map[*ir.Value]uint32{}, outExt: map[*ir.Value]uint32{}, named: map[string]bool{}, fused: map[*ir.Value]*ir.Node{}, skip: map[*ir.Node]bool{},
-		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}, qconvs: map[*ir.Node]*qconv{}, qadds: map[*ir.Node]*qadd{}}
+		fcIn: map[*ir.Node]*ir.Value{}, fcOut: map[*ir.Node]*ir.Value{}, qfcs: map[*ir.Node]*qfc{}, qconvs: map[*ir.Node]*qconv{}, qadds: map[*ir.Node]*qadd{}, qpools: map[*ir.Node]*qpool{}}
 	s.g.ConstantData = []*xnnfb.ConstantDataOffsetT{{}}
 	s.g.InputIds, s.g.OutputIds = []uint32{}, []uint32{}
 	operands := call.Args[2:]
@@ -109,7 +109,7 @@ func Serialize(call *ir.Node, env *sym.Env, constant ConstFunc) (*Payload, error
 		return nil, err
 	}
 	for _, a := range outs {
-		id, err := s.get(a.Value)
+		id, err := s.regionOut(a.Value) // dimorder_copy.go
 		if err != nil {
 			return nil, err
 		}
@@ -141,6 +141,7 @@ type ser struct {
 	qfcs      map[*ir.Node]*qfc   // quantized fully-connected patterns by their addmm/mm
 	qconvs    map[*ir.Node]*qconv // quantized convolution patterns by their convolution
 	qadds     map[*ir.Node]*qadd  // quantized add patterns by their add
+	qpools    map[*ir.Node]*qpool // quantized pooling patterns by their pooling op (quant_pool.go)
 	dfcs      map[*ir.Node]*dfc   // dynamically quantized fully-connected patterns (quant_dynamic.go)
 	handle    uint32
 	tick      bool // the node emitted nothing but takes a debug handle

@@ -93,13 +93,7 @@ func init() {
 	})
 	addRule("aten.prelu.default", "PreluConfig", checkPrelu)
 	addRule("aten._prelu_kernel.default", "PreluConfig", checkPrelu)
-	addRule("dim_order_ops._clone_dim_order.default", "CloneDimOrderConfig", func(c *checker, n *ir.Node) string {
-		in, out := n.Args[0].Value.Tensor(), n.Results[0].Tensor()
-		if !sameOrder(in.DimOrder, out.DimOrder, in.Rank()) {
-			return "clone changes the dim order"
-		}
-		return ""
-	})
+	// _clone_dim_order and _to_dim_order_copy: dimorder_copy.go
 }
 
 // Configs lists the partitioner config names, sorted (the values
@@ -158,6 +152,9 @@ func (c *checker) supported(n *ir.Node) string {
 	}
 	if dynQOp(n.Op) { // non-fp32 parameter tensors; checked by their rules (quant_dynamic.go)
 		return r.check(c, n)
+	}
+	if why := checkChannelsLast(n); why != "" { // dimorder_copy.go
+		return why
 	}
 	if len(n.Results) != 1 && !multiResult[n.Op] { // argmax_pool.go
 		return "multiple results"
@@ -349,6 +346,9 @@ func checkAvgPool(c *checker, n *ir.Node) string {
 }
 
 func checkMeanDim(c *checker, n *ir.Node) string {
+	if why := checkQPool(n); why != "" { // quant_pool.go
+		return why
+	}
 	t := n.Args[0].Value.Tensor()
 	if t.Rank() != 4 {
 		return "rank-4 input only"

@@ -35,6 +35,9 @@ func init() {
 // checkMaxPool: rank 4, static window, no ceil_mode, stride ≤ kernel (exir's
 // MaxPool2dConfig), dilation ≥ 1.
 func checkMaxPool(c *checker, n *ir.Node) string {
+	if why := checkQPool(n); why != "" { // quant_pool.go
+		return why
+	}
 	if n.Args[0].Value.Tensor().Rank() != 4 {
 		return "rank-4 input only"
 	}
