@@ -38,6 +38,11 @@ func quantPrograms() []qprog {
 		{"qs8-pool", qPoolSrc, []int64{1, 3, 6, 5}, 0.0101},
 		{"qs8-qc4w-linear", qc4wSrc(false), []int64{5, 5}, 0.01},
 		{"qd8-qc4w-linear", qc4wSrc(true), []int64{5, 5}, 1e-5},
+		{"qs8-deconv", deconvPT.src(), deconvPT.shape(), 0.02},
+		{"qs8-deconv-perchannel", deconvPC.src(), deconvPC.shape(), 0.02},
+		{"qs8-deconv-groups", deconvGroups.src(), deconvGroups.shape(), 0.02},
+		{"qd8-conv", dynConvPC.src(), dynConvPC.shape(), dynConvPC.tol()},
+		{"qd8-conv-groups", dynConvGroups.src(), dynConvGroups.shape(), dynConvGroups.tol()},
 	}
 }
 

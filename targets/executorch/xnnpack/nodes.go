@@ -314,6 +314,9 @@ func (s *ser) conv(n *ir.Node) error {
 	if m := s.qconvs[n]; m != nil {
 		return s.quantConv(n, m)
 	}
+	if m := s.dconvs[n]; m != nil {
+		return s.dynConvNode(n, m) // quant_dynamic_conv.go
+	}
 	x, w := n.Arg("input").Value, n.Arg("weight").Value
 	in, err := s.getNHWC(x)
 	if err != nil {

@@ -49,6 +49,9 @@ func (s *ser) resize(n *ir.Node) error {
 // [groups, O, kh, kw, I]; OHWI for groups 1), padding crops the output on
 // both sides and output_padding is the adjustment.
 func (s *ser) deconv(n *ir.Node) error {
+	if m := s.qconvs[n]; m != nil {
+		return s.quantDeconv(n, m) // quant_deconv.go
+	}
 	x, w := n.Arg("input").Value, n.Arg("weight").Value
 	g := n.Arg("groups").Int
 	wd := dimsOf(w, s.env) // [groups·I, O, kh, kw]

@@ -406,6 +406,18 @@ func checkDynDequant(c *checker, n *ir.Node) string {
 	if why := c.tensorOKAs(n.Results[0], false); why != "" {
 		return "result: " + why
 	}
+	if readByConv(n.Results[0]) { // quant_dynamic_conv.go
+		convs, why := dynConvUsers(n.Results[0])
+		if why != "" {
+			return why
+		}
+		for _, u := range convs {
+			if why := c.supported(u); why != "" {
+				return "its convolution is not delegated: " + why
+			}
+		}
+		return ""
+	}
 	fcs, why := dynUsers(n.Results[0])
 	if why != "" {
 		return why
@@ -465,6 +477,10 @@ func dynQNeeds(n *ir.Node) ([]*ir.Node, bool) {
 		out := []*ir.Node{}
 		if q := n.Args[0].Value.Def; q != nil {
 			out = append(out, q)
+		}
+		if readByConv(n.Results[0]) { // quant_dynamic_conv.go
+			convs, _ := dynConvUsers(n.Results[0])
+			return append(out, convs...), true
 		}
 		fcs, _ := dynUsers(n.Results[0])
 		for _, fc := range fcs {

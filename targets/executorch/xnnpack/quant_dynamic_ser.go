@@ -32,6 +32,12 @@ func (s *ser) planDynFC(fc *ir.Node, isConst func(*ir.Value) bool) error {
 // dynamic parameters over the last dim) and makes its dequantize an alias
 // of the qdint8 value, which only fully-connected ops read.
 func (s *ser) dynNode(n *ir.Node) error {
+	if s.dynConvPart(n) { // quant_dynamic_conv.go
+		if n.Op == opQuantT {
+			return s.dynConvQuantize(n)
+		}
+		return s.dynConvDequantize(n)
+	}
 	switch n.Op {
 	case opQuantT, opQuantTok:
 		in, err := s.get(n.Args[0].Value)

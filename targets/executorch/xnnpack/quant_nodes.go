@@ -56,6 +56,11 @@ func (s *ser) planQuant(region *ir.Graph) error {
 				s.skip[d] = true
 			}
 			continue
+		case dynConv(n): // quant_dynamic_conv.go
+			if err := s.planDynConv(n, isConst); err != nil {
+				return err
+			}
+			continue
 		case quantConv(n):
 			m, why := matchQConv(n, isConst)
 			if why != "" {

@@ -1,7 +1,9 @@
 package xnnpack_test
 
 import (
+	"encoding/hex"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -245,3 +247,161 @@ func wantExportError(t *testing.T, src, name, what string, want ...string) {
 		}
 	}
 }
+
+// deconvCase is a quantized transposed convolution: weight
+// [groups·I, O, kh, kw] dequantized per tensor (scales nil, scale 0.008) or
+// per channel along axis, stride, padding and output_padding per dim.
+type deconvCase struct {
+	w           [4]int
+	groups      int
+	x, y        [4]int
+	stride, pad [2]int
+	outPad      [2]int
+	scales      []float64
+	axis        int
+	bias        bool
+}
+
+func (c deconvCase) src() string {
+	var b strings.Builder
+	sh := func(s [4]int) string { return fmt.Sprintf("[%d, %d, %d, %d]", s[0], s[1], s[2], s[3]) }
+	oc := c.groups * c.w[1]
+	params := fmt.Sprintf("%%p_w: i8%s", sh(c.w))
+	b.WriteString("input p_w: parameter \"w\"\n")
+	if c.scales != nil {
+		b.WriteString("input p_s: constant_tensor \"s\"\n")
+		params += fmt.Sprintf(", %%p_s: f32[%d]", len(c.scales))
+	}
+	bname := "None"
+	if c.bias {
+		b.WriteString("input p_b: parameter \"b\"\n")
+		params += fmt.Sprintf(", %%p_b: f32[%d]", oc)
+		bname = "%p_b"
+	}
+	b.WriteString("input x: user_input\noutput user_output\n")
+	fmt.Fprintf(&b, "weight \"w\": i8%s = inline(%q)\n", sh(c.w), hexI8(c.w[0]*c.w[1]*c.w[2]*c.w[3]))
+	wdq := "quantized_decomposed.dequantize_per_tensor.default(%p_w, 0.008, 0, -127, 127, torch.int8)"
+	if c.scales != nil {
+		fmt.Fprintf(&b, "weight \"s\": f32[%d] = inline(%q)\n", len(c.scales), hexF32(c.scales...))
+		wdq = fmt.Sprintf("quantized_decomposed.dequantize_per_channel.default(%%p_w, %%p_s, None, %d, -127, 127, torch.int8)", c.axis)
+	}
+	if c.bias {
+		bs := make([]float64, oc)
+		for i := range bs {
+			bs[i] = 0.04 * float64(i%3-1)
+		}
+		fmt.Fprintf(&b, "weight \"b\": f32[%d] = inline(%q)\n", oc, hexF32(bs...))
+	}
+	fmt.Fprintf(&b, `graph forward(%s, %%x: f32%s) {
+  %%xq: i8%[2]s = quantized_decomposed.quantize_per_tensor.default(%%x, 0.01, -4, -128, 127, torch.int8)
+  %%xd: f32%[2]s = quantized_decomposed.dequantize_per_tensor.default(%%xq, 0.01, -4, -128, 127, torch.int8)
+  %%wd: f32%[3]s = %[4]s
+  %%y: f32%[5]s = aten.convolution.default(%%xd, %%wd, %[6]s, [%[8]d, %[9]d], [%[10]d, %[11]d], [1, 1], True, [%[12]d, %[13]d], %[7]d)
+  %%yq: i8%[5]s = quantized_decomposed.quantize_per_tensor.default(%%y, 0.02, 5, -128, 127, torch.int8)
+  %%yd: f32%[5]s = quantized_decomposed.dequantize_per_tensor.default(%%yq, 0.02, 5, -128, 127, torch.int8)
+  return %%yd
+}
+`, params, sh(c.x), sh(c.w), wdq, sh(c.y), bname, c.groups, c.stride[0], c.stride[1], c.pad[0], c.pad[1], c.outPad[0], c.outPad[1])
+	return b.String()
+}
+
+func (c deconvCase) shape() []int64 {
+	return []int64{int64(c.x[0]), int64(c.x[1]), int64(c.x[2]), int64(c.x[3])}
+}
+
+var (
+	// deconvPT: per-tensor weight, stride [2, 1], padding [1, 0],
+	// output_padding [1, 0].
+	deconvPT = deconvCase{w: [4]int{3, 4, 3, 2}, groups: 1, x: [4]int{1, 3, 4, 5}, y: [4]int{1, 4, 8, 6},
+		stride: [2]int{2, 1}, pad: [2]int{1, 0}, outPad: [2]int{1, 0}, bias: true}
+	// deconvPC: the same with per-output-channel weight scales (axis 1).
+	deconvPC = deconvCase{w: [4]int{3, 4, 3, 2}, groups: 1, x: [4]int{2, 3, 4, 5}, y: [4]int{2, 4, 8, 6},
+		stride: [2]int{2, 1}, pad: [2]int{1, 0}, outPad: [2]int{1, 0}, scales: []float64{0.004, 0.01, 0.007, 0.002}, axis: 1, bias: true}
+	// deconvGroups: per-tensor weight, groups 2, stride 2, padding 1.
+	deconvGroups = deconvCase{w: [4]int{4, 2, 3, 3}, groups: 2, x: [4]int{1, 4, 4, 4}, y: [4]int{1, 4, 7, 7},
+		stride: [2]int{2, 2}, pad: [2]int{1, 1}}
+)
+
+// dynConvCase is a convolution with a dynamically quantized input
+// (choose_qparams.tensor → quantize_per_tensor.tensor →
+// dequantize_per_tensor.tensor) and a weight dequantized per output
+// channel with scales.
+type dynConvCase struct {
+	w      [4]int
+	groups int
+	x, y   [4]int
+	stride [2]int
+	pad    [2]int
+	scales []float64
+	bias   bool
+}
+
+func (c dynConvCase) src() string {
+	var b strings.Builder
+	sh := func(s [4]int) string { return fmt.Sprintf("[%d, %d, %d, %d]", s[0], s[1], s[2], s[3]) }
+	params := fmt.Sprintf("%%p_w: i8%s, %%p_s: f32[%d]", sh(c.w), len(c.scales))
+	b.WriteString("input p_w: parameter \"w\"\ninput p_s: constant_tensor \"s\"\n")
+	bname := "None"
+	if c.bias {
+		b.WriteString("input p_b: parameter \"b\"\n")
+		params += fmt.Sprintf(", %%p_b: f32[%d]", c.w[0])
+		bname = "%p_b"
+	}
+	b.WriteString("input x: user_input\noutput user_output\n")
+	fmt.Fprintf(&b, "weight \"w\": i8%s = inline(%q)\n", sh(c.w), hexI8(c.w[0]*c.w[1]*c.w[2]*c.w[3]))
+	fmt.Fprintf(&b, "weight \"s\": f32[%d] = inline(%q)\n", len(c.scales), hexF32(c.scales...))
+	if c.bias {
+		bs := make([]float64, c.w[0])
+		for i := range bs {
+			bs[i] = 0.05 * float64(i%3-1)
+		}
+		fmt.Fprintf(&b, "weight \"b\": f32[%d] = inline(%q)\n", c.w[0], hexF32(bs...))
+	}
+	fmt.Fprintf(&b, `graph forward(%s, %%x: f32%s) {
+  %%s: f64[1], %%z: i64[1] = quantized_decomposed.choose_qparams.tensor(%%x, -128, 127, 1.1920928955078125e-07, torch.int8)
+  %%xq: i8%[2]s = quantized_decomposed.quantize_per_tensor.tensor(%%x, %%s, %%z, -128, 127, torch.int8)
+  %%xd: f32%[2]s = quantized_decomposed.dequantize_per_tensor.tensor(%%xq, %%s, %%z, -128, 127, torch.int8)
+  %%wd: f32%[3]s = quantized_decomposed.dequantize_per_channel.default(%%p_w, %%p_s, None, 0, -127, 127, torch.int8)
+  %%y: f32%[4]s = aten.convolution.default(%%xd, %%wd, %[5]s, [%[7]d, %[8]d], [%[9]d, %[10]d], [1, 1], False, [0, 0], %[6]d)
+  return %%y
+}
+`, params, sh(c.x), sh(c.w), sh(c.y), bname, c.groups, c.stride[0], c.stride[1], c.pad[0], c.pad[1])
+	return b.String()
+}
+
+func (c dynConvCase) shape() []int64 {
+	return []int64{int64(c.x[0]), int64(c.x[1]), int64(c.x[2]), int64(c.x[3])}
+}
+
+// tol bounds the difference between the interpreter (one per-tensor scale
+// s_x for x) and XNNPACK (per-row parameters, each row's scale at most
+// s_x): every input element moves by at most s_x, so output channel o by
+// at most Σ|w[o]|·s_w[o]·s_x.
+func (c dynConvCase) tol() float64 {
+	xs := sweepInput(c.shape()).(*interp.Tensor).Float64s()
+	lo, hi := 0.0, 0.0
+	for _, v := range xs {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	sx := (hi - lo) / 255
+	wb, _ := hex.DecodeString(hexI8(c.w[0] * c.w[1] * c.w[2] * c.w[3]))
+	per := len(wb) / c.w[0]
+	worst := 0.0
+	for o := 0; o < c.w[0]; o++ {
+		sum := 0.0
+		for _, q := range wb[o*per : (o+1)*per] {
+			sum += math.Abs(float64(int8(q)))
+		}
+		worst = max(worst, sum*c.scales[o]*sx)
+	}
+	return worst
+}
+
+var (
+	// dynConvPC: stride [2, 1], padding [1, 0], bias, batch 2.
+	dynConvPC = dynConvCase{w: [4]int{4, 3, 3, 2}, groups: 1, x: [4]int{2, 3, 6, 5}, y: [4]int{2, 4, 3, 4},
+		stride: [2]int{2, 1}, pad: [2]int{1, 0}, scales: []float64{0.004, 0.01, 0.007, 0.002}, bias: true}
+	// dynConvGroups: groups 2 (not depthwise), padding 1, no bias.
+	dynConvGroups = dynConvCase{w: [4]int{4, 2, 3, 3}, groups: 2, x: [4]int{1, 4, 5, 5}, y: [4]int{1, 4, 5, 5},
+		stride: [2]int{1, 1}, pad: [2]int{1, 1}, scales: []float64{0.006, 0.003, 0.009, 0.005}}
+)

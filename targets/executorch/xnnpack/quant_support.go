@@ -190,10 +190,10 @@ func isDequantW(w *ir.Value) bool {
 }
 
 // isQOp reports whether n is an op a quantized pattern forms around: a
-// fully-connected op, a (non-transposed) convolution or an add of two
-// dequantized operands.
+// fully-connected op, a convolution (regular or transposed) or an add of
+// two dequantized operands.
 func isQOp(n *ir.Node) bool {
-	return isFC(n) || n.Op == opConv && !n.Arg("transposed").Bool() || quantAdd(n) || quantPool(n)
+	return isFC(n) || n.Op == opConv || quantAdd(n) || quantPool(n)
 }
 
 func isFC(n *ir.Node) bool {
@@ -290,6 +290,8 @@ func (m *qio) members() []*ir.Node {
 // needs in its own partition (checker.needs), or ok false when n is not
 // one. The rule, one line per kind:
 //
+//   - dynamically quantized convolution: choose_qparams, quantize,
+//     dequantize and the weight's dequantize (quant_dynamic_conv.go);
 //   - quantized fully-connected, convolution, add/sub/mul: every node of
 //     its pattern (input quantize/dequantize, the weight's dequantize and
 //     permute, output quantize and dequantizes): the int8 values between
@@ -317,6 +319,8 @@ func (c *checker) quantNeeds(n *ir.Node) ([]*ir.Node, bool) {
 			out = append(out, m.perm)
 		}
 		return out, true
+	case dynConv(n): // quant_dynamic_conv.go
+		return dynConvNeeds(n, isConst), true
 	case quantConv(n):
 		m, why := matchQConv(n, isConst)
 		if why != "" {

@@ -112,9 +112,11 @@ type qconv struct {
 	wq *wquant // [O, I/groups, kh, kw]
 }
 
-// quantConv reports whether conv's weight is dequantized.
+// quantConv reports whether conv's weight is dequantized (a regular or a
+// transposed convolution: quant_deconv.go) and its input is not
+// dynamically quantized (quant_dynamic_conv.go).
 func quantConv(n *ir.Node) bool {
-	return n.Op == opConv && !n.Arg("transposed").Bool() && isDequantW(n.Arg("weight").Value)
+	return n.Op == opConv && isDequantW(n.Arg("weight").Value) && !dynConv(n)
 }
 
 // matchQConv matches the quantized pattern around a 2-D convolution.
@@ -135,7 +137,11 @@ func matchQConv(n *ir.Node, isConst func(*ir.Value) bool) (*qconv, string) {
 	if m.wq.w.Tensor().Rank() != 4 {
 		return nil, "weight must be rank 4"
 	}
-	if m.wq.perChannel() && m.wq.axis != 0 {
+	if n.Arg("transposed").Bool() {
+		if why := deconvWeightAxis(n, m.wq); why != "" {
+			return nil, why
+		}
+	} else if m.wq.perChannel() && m.wq.axis != 0 {
 		return nil, "per-channel weight must be quantized along the output channels (axis 0)"
 	}
 	if b := n.Arg("bias"); b.Kind == ir.ArgValue {

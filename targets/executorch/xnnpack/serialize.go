@@ -143,6 +143,7 @@ type ser struct {
 	qadds     map[*ir.Node]*qadd  // quantized add patterns by their add
 	qpools    map[*ir.Node]*qpool // quantized pooling patterns by their pooling op (quant_pool.go)
 	dfcs      map[*ir.Node]*dfc   // dynamically quantized fully-connected patterns (quant_dynamic.go)
+	dconvs    map[*ir.Node]*dconv // dynamically quantized convolutions (quant_dynamic_conv.go)
 	handle    uint32
 	tick      bool // the node emitted nothing but takes a debug handle
 }

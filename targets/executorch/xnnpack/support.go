@@ -298,7 +298,11 @@ func checkConv(c *checker, n *ir.Node) string {
 	if n.Arg("transposed").Bool() {
 		return checkDeconv(c, n)
 	}
-	if quantConv(n) {
+	if dynConv(n) { // quant_dynamic_conv.go
+		if why := c.checkDynConv(n); why != "" {
+			return why
+		}
+	} else if quantConv(n) {
 		if _, why := matchQConv(n, func(v *ir.Value) bool { return c.consts[v] }); why != "" {
 			return why
 		}

@@ -78,7 +78,11 @@ func checkDeconv(c *checker, n *ir.Node) string {
 	if g.Kind != ir.ArgInt || g.Int < 1 {
 		return "groups must be a positive literal"
 	}
-	if !c.consts[n.Arg("weight").Value] {
+	if quantConv(n) { // quant_deconv.go
+		if _, why := matchQConv(n, func(v *ir.Value) bool { return c.consts[v] }); why != "" {
+			return why
+		}
+	} else if !c.consts[n.Arg("weight").Value] {
 		return "weight must be a constant"
 	}
 	if b := n.Arg("bias"); b.Kind == ir.ArgValue && !c.consts[b.Value] {
