@@ -44,20 +44,20 @@ func attr(n *pb.NodeProto, name string) *pb.AttributeProto {
 }
 
 func checkTopKSorted(m *pb.ModelProto) error {
-	for _, n := range m.GetGraph().GetNode() {
+	return eachNode(m, func(n *pb.NodeProto) error {
 		if n.GetOpType() == "TopK" {
 			if a := attr(n, "sorted"); a == nil || a.GetI() != 1 {
 				return fmt.Errorf("node %s: TopK without sorted=1", n.GetName())
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func checkNoEmptyValueInts(m *pb.ModelProto) error {
-	for _, n := range m.GetGraph().GetNode() {
+	return eachNode(m, func(n *pb.NodeProto) error {
 		if n.GetOpType() != "Constant" {
-			continue
+			return nil
 		}
 		if a := attr(n, "value_ints"); a != nil && len(a.GetInts()) == 0 {
 			return fmt.Errorf("node %s: Constant with an empty value_ints", n.GetName())
@@ -65,23 +65,28 @@ func checkNoEmptyValueInts(m *pb.ModelProto) error {
 		if len(n.Attribute) != 1 {
 			return fmt.Errorf("node %s: Constant must set exactly one value attribute", n.GetName())
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func checkFillsTyped(m *pb.ModelProto) error {
-	for _, n := range m.GetGraph().GetNode() {
+	return eachNode(m, func(n *pb.NodeProto) error {
 		if n.GetOpType() == "ConstantOfShape" {
 			if a := attr(n, "value"); a == nil || a.GetT() == nil || a.GetT().GetDataType() == 0 {
 				return fmt.Errorf("node %s: ConstantOfShape without a typed value", n.GetName())
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
+// checkDistinctIO holds for the main graph and every body: a body output
+// is produced inside the body (Subgraph.Output adds an Identity otherwise).
 func checkDistinctIO(m *pb.ModelProto) error {
-	g := m.GetGraph()
+	return eachGraph(m, checkGraphDistinctIO)
+}
+
+func checkGraphDistinctIO(g *pb.GraphProto) error {
 	seen := map[string]bool{}
 	for _, i := range g.GetInput() {
 		seen[i.GetName()] = true
@@ -121,45 +126,75 @@ func checkMetadata(m *pb.ModelProto) error {
 }
 
 func checkInitializerNames(m *pb.ModelProto) error {
-	seen := map[string]bool{}
-	for _, t := range m.GetGraph().GetInitializer() {
-		if t.GetName() == "" || seen[t.GetName()] {
-			return fmt.Errorf("initializer %q unnamed or duplicated", t.GetName())
+	return eachGraph(m, func(g *pb.GraphProto) error {
+		seen := map[string]bool{}
+		for _, t := range g.GetInitializer() {
+			if t.GetName() == "" || seen[t.GetName()] {
+				return fmt.Errorf("initializer %q unnamed or duplicated", t.GetName())
+			}
+			seen[t.GetName()] = true
 		}
-		seen[t.GetName()] = true
-	}
-	return nil
+		return nil
+	})
 }
 
+// checkTopological checks the main graph and, at each control-flow node,
+// its bodies: a body reads its own inputs, initializers and earlier body
+// nodes, and every value the enclosing graphs define before the node
+// (implicit inputs); a body name may not shadow a visible outer one.
 func checkTopological(m *pb.ModelProto) error {
-	g := m.GetGraph()
+	return checkGraphTopological(m.GetGraph(), nil)
+}
+
+// scope is the names one graph defines, chained to the names visible from
+// the graphs enclosing it.
+type scope struct {
+	def   map[string]struct{}
+	outer *scope
+}
+
+func (s *scope) has(name string) bool {
+	for ; s != nil; s = s.outer {
+		if _, ok := s.def[name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func checkGraphTopological(g *pb.GraphProto, outer *scope) error {
 	size := 1 + len(g.GetInput()) + len(g.GetInitializer())
 	for _, n := range g.GetNode() {
 		size += len(n.GetOutput())
 	}
-	def := make(map[string]struct{}, size) // presized: no rehash while it grows
-	def[""] = struct{}{}
+	sc := &scope{def: make(map[string]struct{}, size), outer: outer} // presized: no rehash while it grows
+	sc.def[""] = struct{}{}
 	for _, i := range g.GetInput() {
-		def[i.GetName()] = struct{}{}
+		sc.def[i.GetName()] = struct{}{}
 	}
 	for _, t := range g.GetInitializer() {
-		def[t.GetName()] = struct{}{}
+		sc.def[t.GetName()] = struct{}{}
 	}
 	for _, n := range g.GetNode() {
-		for _, in := range n.GetInput() {
-			if _, ok := def[in]; !ok {
+		for _, in := range n.Input {
+			if _, ok := sc.def[in]; !ok && (outer == nil || !outer.has(in)) {
 				return fmt.Errorf("node %s (%s): input %q used before it is defined", n.GetName(), n.GetOpType(), in)
 			}
 		}
-		for _, o := range n.GetOutput() {
-			if _, ok := def[o]; ok {
+		if hasSubgraph(n) {
+			if err := eachSubgraph(n, func(sub *pb.GraphProto) error { return checkGraphTopological(sub, sc) }); err != nil {
+				return err
+			}
+		}
+		for _, o := range n.Output {
+			if _, ok := sc.def[o]; (ok || outer != nil && outer.has(o)) && o != "" {
 				return fmt.Errorf("node %s (%s): output %q defined twice", n.GetName(), n.GetOpType(), o)
 			}
-			def[o] = struct{}{}
+			sc.def[o] = struct{}{}
 		}
 	}
 	for _, o := range g.GetOutput() {
-		if _, ok := def[o.GetName()]; !ok {
+		if !sc.has(o.GetName()) {
 			return fmt.Errorf("graph output %q is never defined", o.GetName())
 		}
 	}

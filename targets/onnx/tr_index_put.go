@@ -8,7 +8,9 @@ import (
 
 // General integer index_put (ONNX-TR02 beyond one index tensor): any number
 // of integer index tensors, broadcast together to a shape B, with None
-// entries (full slices) anywhere. torch places B where the indexed dims are
+// entries (full slices) anywhere, and boolean masks among them: a rank-k
+// mask stands for the k coordinate rows of NonZero(mask), addressing k
+// consecutive dims (torch's own expansion). torch places B where the indexed dims are
 // when they are adjacent, else in front; the lowering transposes self so the
 // indexed dims come first ([adv…, rest…]), builds the full index tuple
 // [B…, K] with Expand/Unsqueeze/Concat, brings the values into [B…, rest…]
@@ -16,34 +18,56 @@ import (
 // opset 16) and transposes back.
 
 func lowerIndexPutInts(b *Builder, n *ir.Node, x, vals string, acc bool, entries []ir.Arg, rank int) error {
-	var adv []int
-	var idx []string
+	var adv []int    // the dims of self the index tensors address, ascending
+	var idx []string // one int64 index tensor per entry of adv
 	rankB := 0
 	shape := b.Tmp("Shape", []string{x})
+	d := 0 // the dim of self the next entry addresses
 	for i, el := range entries {
 		if el.IsNone() {
+			d++
 			continue
 		}
 		t := el.Value.Tensor()
 		if t == nil {
 			return fmt.Errorf("index_put: index %d is not a tensor", i)
 		}
-		if t.DType == ir.Bool {
-			return fmt.Errorf("index_put mixing a boolean mask (index %d) with other indices is not lowered", i)
-		}
 		s, err := b.Value(el.Value)
 		if err != nil {
 			return err
+		}
+		if t.DType == ir.Bool {
+			// A rank-k mask addresses dims d…d+k-1 with the k coordinate
+			// rows of its nonzero elements (torch expands it so), each a
+			// 1-D index tensor of the true count N.
+			if t.Rank() == 0 {
+				return fmt.Errorf("index_put: index %d is a 0-d boolean mask, which is not lowered", i)
+			}
+			if d+t.Rank() > rank {
+				return fmt.Errorf("index_put: boolean mask %d (rank %d) at dim %d overruns the rank-%d tensor", i, t.Rank(), d, rank)
+			}
+			nz := b.Tmp("NonZero", []string{s})
+			for j := 0; j < t.Rank(); j++ {
+				adv = append(adv, d+j)
+				idx = append(idx, b.Tmp("Gather", []string{nz, b.I64(int64(j))}, AttrInt("axis", 0)))
+			}
+			d += t.Rank()
+			rankB = max(rankB, 1)
+			continue
+		}
+		if d >= rank {
+			return fmt.Errorf("index_put: index %d addresses dim %d of a rank-%d tensor", i, d, rank)
 		}
 		if s, err = b.CastTo(s, t.DType, ir.Int64); err != nil {
 			return err
 		}
 		// Negative indices count from the end of their dim.
-		d := b.Tmp("Gather", []string{shape, b.I64(int64(i))}, AttrInt("axis", 0))
-		s = b.Tmp("Where", []string{b.Tmp("Less", []string{s, b.I64(0)}), b.Tmp("Add", []string{s, d}), s})
-		adv = append(adv, i)
+		size := b.Tmp("Gather", []string{shape, b.I64(int64(d))}, AttrInt("axis", 0))
+		s = b.Tmp("Where", []string{b.Tmp("Less", []string{s, b.I64(0)}), b.Tmp("Add", []string{s, size}), s})
+		adv = append(adv, d)
 		idx = append(idx, s)
 		rankB = max(rankB, t.Rank())
+		d++
 	}
 	red := "none"
 	if acc {

@@ -38,11 +38,74 @@ func TestIndexPutGeneralInORT(t *testing.T) {
 	}
 }
 
-func TestIndexPutMixedMaskFails(t *testing.T) {
+// indexPutMaskCases: boolean masks mixed with integer indices or None, and
+// masks with accumulate (a rank-k mask stands for the k coordinate rows of
+// its nonzero elements). The masks are random inputs, so the true count N
+// is only known at run time.
+var indexPutMaskCases = []opCase{
+	{"mask-then-int", `
+  %j: i64[1] = aten.arange.start(2, 3)
+  %out: f32[4, 5] = aten.index_put.default(%x, [%m, %j], %v)`, "%x: f32[4, 5], %m: b8[4], %v: f32[]", 0, 1e-6},
+	{"int-then-2d-mask", `
+  %i: i64[1] = aten.arange.start_step(-1, 0, 1)
+  %out: f32[3, 4, 5] = aten.index_put.default(%x, [%i, %m], %v)`, "%x: f32[3, 4, 5], %m: b8[4, 5], %v: f32[1]", 0, 1e-6},
+	{"none-then-mask", `
+  %out: f32[4, 5, 3] = aten.index_put.default(%x, [None, %m], %v)`, "%x: f32[4, 5, 3], %m: b8[5], %v: f32[3]", 0, 1e-6},
+	{"mask-int-split-by-none", `
+  %k: i64[1] = aten.arange.start(1, 2)
+  %out: f32[4, 5, 3] = aten.index_put.default(%x, [%m, None, %k], %v)`, "%x: f32[4, 5, 3], %m: b8[4], %v: f32[5]", 0, 1e-6},
+	{"mask-accumulate", `
+  %out: f32[4, 5, 3] = aten.index_put.default(%x, [%m], %v, True)`, "%x: f32[4, 5, 3], %m: b8[4, 5], %v: f32[3]", 0, 1e-5},
+	{"mask-accumulate-17", `
+  %out: f32[4, 5] = aten.index_put.default(%x, [%m], %v, True)`, "%x: f32[4, 5], %m: b8[4, 5], %v: f32[]", 17, 1e-5},
+	{"int-mask-accumulate-duplicates", `
+  %out: f32[4, 5] = aten.index_put.default(%x, [%ri, %m], %v, True)`, "%x: f32[4, 5], %ri: i64[6, 1], %m: b8[5], %v: f32[]", 0, 1e-5},
+	{"mask-int-accumulate-int-values", `
+  %out: i64[4, 5] = aten.index_put.default(%x, [%m, %rj], %v, True)`, "%x: i64[4, 5], %m: b8[4], %rj: i64[1], %v: i64[]", 0, 0},
+}
+
+func TestIndexPutMaskInORT(t *testing.T) {
+	needORT(t)
+	for _, c := range indexPutMaskCases {
+		t.Run(c.name, func(t *testing.T) {
+			checkInORT(t, caseProgram(t, c), c.opset, c.tol+1e-7)
+		})
+	}
+}
+
+// The mixed and accumulating mask forms lower to NonZero + ScatterND (the
+// single plain mask stays a Where).
+func TestIndexPutMaskLowering(t *testing.T) {
+	for _, c := range []struct {
+		name, body, inputs string
+		want, not          string
+	}{
+		{"mixed", `
+  %out: f32[4, 5] = aten.index_put.default(%x, [%m, %j], %v)`, "%x: f32[4, 5], %m: b8[4], %j: i64[1], %v: f32[]", "NonZero", ""},
+		{"accumulate", `
+  %out: f32[4, 5] = aten.index_put.default(%x, [%m], %v, True)`, "%x: f32[4, 5], %m: b8[4, 5], %v: f32[]", "NonZero", ""},
+		{"plain", `
+  %out: f32[4, 5] = aten.index_put.default(%x, [%m], %v)`, "%x: f32[4, 5], %m: b8[4, 5], %v: f32[]", "Where", "NonZero"},
+	} {
+		m, err := Emit(caseProgram(t, opCase{body: c.body, inputs: c.inputs}), Options{Optimize: OptimizeOff})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if findOp(m.Proto, c.want) == nil {
+			t.Errorf("%s: no %s in the model", c.name, c.want)
+		}
+		if c.not != "" && findOp(m.Proto, c.not) != nil {
+			t.Errorf("%s: unexpected %s in the model", c.name, c.not)
+		}
+	}
+}
+
+// Masks that overrun self's rank fail with the reason, naming the node.
+func TestIndexPutMaskOverrunFails(t *testing.T) {
 	p := caseProgram(t, opCase{body: `
-  %out: f32[4, 5] = aten.index_put.default(%x, [%m, %j], %v)`, inputs: "%x: f32[4, 5], %m: b8[4], %j: i64[4], %v: f32[]"})
+  %out: f32[4, 5] = aten.index_put.default(%x, [%j, %m], %v)`, inputs: "%x: f32[4, 5], %m: b8[5, 2], %j: i64[1], %v: f32[]"})
 	_, err := Emit(p, Options{})
-	if err == nil || !strings.Contains(err.Error(), "boolean mask") || !strings.Contains(err.Error(), "%out") {
-		t.Fatalf("err = %v; want the mixed-mask reason naming %%out", err)
+	if err == nil || !strings.Contains(err.Error(), "overruns") || !strings.Contains(err.Error(), "%out") {
+		t.Fatalf("err = %v; want the overrun reason naming %%out", err)
 	}
 }

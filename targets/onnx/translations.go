@@ -126,7 +126,7 @@ func init() {
 			return r.err
 		}, "aten.bincount.default")
 	translation("ONNX-TR02", "translate-index-put",
-		"index_put as Where (bool mask) or ScatterND (integer indices)\n\nA single boolean mask becomes Where(mask, Expand(values), self). Integer index tensors (any number, broadcast together, None entries as full slices, adjacent or not) become one ScatterND over self transposed so the indexed dims lead, with the full index tuple built by Expand/Unsqueeze/Concat and the values brought into [B, rest] order; reduction add when accumulate. A boolean mask mixed with other indices, and a boolean mask with accumulate, fail with the reason.",
+		"index_put as Where (bool mask) or ScatterND (integer indices)\n\nA single boolean mask becomes Where(mask, Expand(values), self). Integer index tensors (any number, broadcast together, None entries as full slices, adjacent or not) become one ScatterND over self transposed so the indexed dims lead, with the full index tuple built by Expand/Unsqueeze/Concat and the values brought into [B, rest] order; reduction add when accumulate. A boolean mask mixed with other indices (or with accumulate) becomes the coordinate rows of NonZero(mask), one 1-D index tensor per mask dim, in the same ScatterND.",
 		lowerIndexPut, "aten.index_put.default")
 }
 
@@ -152,16 +152,17 @@ func lowerIndexPut(b *Builder, n *ir.Node) error {
 	if len(l.List) > len(self) {
 		return fmt.Errorf("index_put with %d indices on a rank-%d tensor", len(l.List), len(self))
 	}
-	if len(l.List) != 1 || l.List[0].IsNone() || l.List[0].Value.Tensor() == nil || l.List[0].Value.Tensor().DType != ir.Bool {
+	// One boolean mask without accumulate is a Where; everything else
+	// (integer indices, masks mixed with them, masks with accumulate, whose
+	// duplicate-free positions still need the values in [N, rest] order)
+	// goes through ScatterND.
+	if acc || len(l.List) != 1 || l.List[0].IsNone() || l.List[0].Value.Tensor() == nil || l.List[0].Value.Tensor().DType != ir.Bool {
 		return lowerIndexPutInts(b, n, x, vals, acc, l.List, len(self))
 	}
 	it := l.List[0].Value.Tensor()
 	iv, err := b.Value(l.List[0].Value)
 	if err != nil {
 		return err
-	}
-	if acc {
-		return fmt.Errorf("index_put with a boolean mask and accumulate=True is not lowered")
 	}
 	// Broadcast the mask to self's rank (trailing dims), values to self.
 	m := iv
