@@ -72,7 +72,9 @@ func IsCall(n *ir.Node) bool {
 //
 //	%out… = higher_order.executorch_call_delegate(^openvino_partition_N, "OpenvinoBackend", %in…)
 //
-// placed where the group's last node was, its region holding the claimed
+// placed where the group's last node was (groups are outlined
+// latest-first and the graph re-sorted after each, as exir's to_backend
+// does: partition.LatestFirst, partition.Legalize), its region holding the claimed
 // nodes unchanged; its operands are the values the group reads (constant
 // placeholders included: the compiled model holds their bytes), its
 // results the values used after it, which keep their names. The call's
@@ -128,10 +130,16 @@ func Partition(p *ir.Program) (*Result, error) {
 			res.Rejected = append(res.Rejected, Rejected{n, why})
 		}
 	}
+	// exir fuses the partitions latest-first and re-sorts the whole graph
+	// after each (partition.Legalize), so a group's members are put in the
+	// current graph order before it is outlined.
+	partition.LatestFirst(live, pos)
+	var made []*ir.Node
 	for _, g := range live {
+		partition.SortByCurrentOrder(p.Main, g)
 		call, err := partition.Outline(g, partition.Spec{
 			Backend: BackendID,
-			Region:  fmt.Sprintf("openvino_partition_%d", len(res.Calls)),
+			Region:  fmt.Sprintf("openvino_partition_%d", len(made)),
 			Pass:    "openvino-partition",
 			Prefix:  "openvino partition",
 		})
@@ -142,9 +150,13 @@ func Partition(p *ir.Program) (*Result, error) {
 			continue // none of g's results is used
 		}
 		call.Meta.Set(MetaDevice, Device)
-		res.Calls = append(res.Calls, call)
+		made = append(made, call)
+		if err := partition.Legalize(p.Main, made); err != nil {
+			return nil, fmt.Errorf("openvino partition: %w", err)
+		}
 		res.Nodes += len(g)
 	}
+	res.Calls = FindCalls(p)
 	return res, nil
 }
 

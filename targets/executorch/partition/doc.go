@@ -3,7 +3,10 @@
 // groups greedily, in graph order (Group, Convex, InGraphOrder), and
 // outlining one group into the region of a
 // higher_order.executorch_call_delegate node (Boundary, Outline, CopyNode,
-// Remap, MapValues). What a backend claims, and what it does with the calls
+// Remap, MapValues), and ordering what exir's to_backend orders: the
+// groups, fused latest-first (LatestFirst), and the whole graph, re-sorted
+// after each fusion as torch.fx's legalize_graph does (Legalize). What a
+// backend claims, and what it does with the calls
 // afterwards, stays in the backend's package: xnnpack and openvino group
 // and outline with this package; cuda, which splits its partitions at host
 // nodes and adds device copies, uses Boundary and MapValues; extcompile

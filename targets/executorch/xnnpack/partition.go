@@ -42,7 +42,10 @@ type Result struct {
 // partition and re-enters it through an undelegated node), nodes whose
 // serialization needs a node outside their partition are released
 // (checker.needs), and each partition becomes one
-// higher_order.executorch_call_delegate node.
+// higher_order.executorch_call_delegate node. As exir's to_backend does,
+// partitions are outlined latest-first (partition.LatestFirst: region
+// lowered_module_0 holds the graph's latest claimed node) and the whole
+// graph is re-sorted after each (partition.Legalize, legalize_graph).
 // Constant placeholders used only inside a partition become region inputs
 // that the serializer bakes in as named data.
 func Run(p *ir.Program, opts Options) (*Result, error) {
@@ -120,22 +123,31 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 			break
 		}
 	}
+	// exir fuses partitions in the order the capability partitioner
+	// created them, walking the graph backward: the one holding the latest
+	// node first.
+	partition.LatestFirst(groups, pos)
 	cur := currentOrder(p.Main)
+	var calls []*ir.Node
 	for _, g := range groups {
 		if trivial(g) {
 			continue
 		}
-		// Current graph order (cur): outlining an earlier partition moves the
-		// nodes that depend on it after its call, members of later
-		// (horizontally merged) partitions included.
+		// Current graph order (cur): outlining and re-sorting after an
+		// earlier partition may have moved members of this one.
 		sort.Slice(g, func(i, j int) bool { return cur[g[i]] < cur[g[j]] })
-		span := cur.span(g)
 		call, err := outline(g, len(res.Partitions))
 		if err != nil {
 			return nil, err
 		}
-		cur.renumber(p.Main, span) // partition_merge.go
 		res.Partitions = append(res.Partitions, Partition{Call: call, Nodes: len(g)})
+		calls = append(calls, call)
+		// exir's to_backend re-sorts the whole graph after fusing each
+		// partition (legalize_graph); the later groups' order follows.
+		if err := partition.Legalize(p.Main, calls); err != nil {
+			return nil, fmt.Errorf("xnnpack partition: %w", err)
+		}
+		cur = currentOrder(p.Main)
 	}
 	return res, nil
 }

@@ -289,9 +289,8 @@ func (m *merger) convex(i, j int) bool {
 }
 
 // graphOrder numbers a graph's nodes in increasing order of their present
-// place. Run keeps it right across outlines by renumbering only the
-// stretch each outline changes, so that ordering every partition costs
-// its stretch of the graph rather than the whole graph.
+// place. Run numbers the graph afresh after each outline, which re-sorts
+// the whole graph anyway (partition.Legalize).
 type graphOrder map[*ir.Node]int
 
 // currentOrder numbers g's nodes in their present order.
@@ -302,49 +301,4 @@ func currentOrder(g *ir.Graph) graphOrder {
 		out[n] = i
 	}
 	return out
-}
-
-// orderSpan is the stretch of the graph from a partition's first node to
-// its last (sorted by the order), with the numbers it held and its
-// neighbours.
-type orderSpan struct {
-	prev, after *ir.Node // the nodes before and after the stretch (prev nil at the start)
-	numbers     []int
-}
-
-// span records the stretch that outlining g (in present order) rewrites:
-// its nodes are removed, the call takes the last one's place, and the
-// nodes between that depend on them move after the call.
-func (o graphOrder) span(g []*ir.Node) orderSpan {
-	s := orderSpan{prev: g[0].Prev(), after: g[len(g)-1].Next()}
-	for n := g[0]; n != nil && n != s.after; n = n.Next() {
-		s.numbers = append(s.numbers, o[n])
-	}
-	return s
-}
-
-// renumber gives the nodes now between s.prev and s.after the numbers the
-// stretch held, in order (the stretch lost the partition's nodes and
-// gained one call, so there are enough), or numbers the whole graph again
-// when the stretch is not what span expected.
-func (o graphOrder) renumber(g *ir.Graph, s orderSpan) {
-	var seg []*ir.Node // the stretch now, last node first
-	ok := s.after != nil
-	for x := s.after; ok; {
-		if x = x.Prev(); x == s.prev {
-			break
-		}
-		if ok = x != nil && len(seg) < len(s.numbers); ok {
-			seg = append(seg, x)
-		}
-	}
-	if !ok {
-		for k, v := range currentOrder(g) {
-			o[k] = v
-		}
-		return
-	}
-	for k, x := range seg {
-		o[x] = s.numbers[len(seg)-1-k]
-	}
 }

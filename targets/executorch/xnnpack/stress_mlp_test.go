@@ -66,10 +66,9 @@ func exportProgram(t *testing.T, p *ir.Program) *pte.File {
 	return g
 }
 
-// mixedStructure is what the stress file's structure fixes beyond the
-// order of its instructions: operators (as a set), the tensor values and
-// all values (as multisets), the
-// instructions as a multiset (each with its arguments described), the
+// mixedStructure is what the stress file's structure fixes: operators (as
+// a set), the tensor values and all values (as multisets), the
+// instructions in order (each with its arguments described), the
 // delegate graphs without debug handles, segment and named-data sizes and
 // the arena.
 type mixedStructure struct {
@@ -135,7 +134,6 @@ func describeMixed(f *pte.File) mixedStructure {
 		}
 		s.Instructions = append(s.Instructions, head+"("+strings.Join(args, ", ")+")")
 	}
-	sort.Strings(s.Instructions)
 	for _, d := range f.Methods[0].Delegates {
 		g := d.XNNPACK.Graph
 		desc := fmt.Sprintf("num_externs=%d in=%v out=%v", g.NumExterns, g.InputIds, g.OutputIds)
@@ -174,8 +172,11 @@ func describeMixed(f *pte.File) mixedStructure {
 // same portable operators and instructions with the same arguments, the
 // same delegate graphs (values in first-use order, external ids in operand
 // order, fused ReLUs), segment and named-data sizes and arena size.
-// Known differences, not compared: instruction order (exir re-sorts the
-// graph breadth-first after fusing a partition), debug handles (exir
+// The instructions match in order: exir fuses the partition holding the
+// final add first and re-sorts the whole graph after each fusion
+// (legalize_graph), interleaving the two branches' portable ops, and the
+// partition step does the same (partition.Legalize).
+// Known differences, not compared: debug handles (exir
 // numbers the edge graph's nodes; we number each delegate's from 1), and
 // nothing else: every value of the table (as a multiset) matches too, since
 // the static views are elided as exir elides them.
