@@ -158,28 +158,40 @@ func kGather(c *call) ([]Value, error) {
 		return nil, err
 	}
 	out := NewTensor(x.DType, index.Shape...)
+	err = forEachIndexed(index, x, d, "gather()", func(_ []int64, k int64, src []int64) {
+		copyElem(out, k, x, offsetAt(x, src))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return one(out), nil
+}
+
+// forEachIndexed calls fn for every position pos (flat index k) of index
+// with at = pos whose dim d is replaced by index's value there, wrapped
+// into target's dim d: the element gather reads and scatter writes. A
+// value out of range is an error prefixed with op; fn is not called after
+// it.
+func forEachIndexed(index, target *Tensor, d int, op string, fn func(pos []int64, k int64, at []int64)) error {
 	iv := index.Contiguous().ints()
-	src := make([]int64, x.Rank())
+	at := make([]int64, target.Rank())
 	var ferr error
 	forEachPos(index.Shape, func(pos []int64, k int64) {
 		if ferr != nil {
 			return
 		}
-		copy(src, pos)
-		if x.Rank() > 0 {
-			i, err := wrapIndex(iv[k], x.Shape[d], fmt.Sprint(d))
+		copy(at, pos)
+		if target.Rank() > 0 {
+			i, err := wrapIndex(iv[k], target.Shape[d], fmt.Sprint(d))
 			if err != nil {
-				ferr = fmt.Errorf("gather(): %w", err)
+				ferr = fmt.Errorf("%s: %w", op, err)
 				return
 			}
-			src[d] = i
+			at[d] = i
 		}
-		copyElem(out, k, x, offsetAt(x, src))
+		fn(pos, k, at)
 	})
-	if ferr != nil {
-		return nil, ferr
-	}
-	return one(out), nil
+	return ferr
 }
 
 // reducer combines a scattered value into an existing one.
@@ -200,7 +212,6 @@ var scatterReducers = map[string]reducer{
 // along dim d. src may be nil, with value used instead. It returns how many
 // values each output element received (for mean).
 func scatterInto(out *Tensor, d int, index, src *Tensor, value *Tensor, red *reducer) ([]int64, error) {
-	iv := index.Contiguous().ints()
 	var sv *Tensor
 	if src != nil {
 		sv = src.To(out.DType)
@@ -208,21 +219,7 @@ func scatterInto(out *Tensor, d int, index, src *Tensor, value *Tensor, red *red
 		sv = value.To(out.DType)
 	}
 	counts := make([]int64, out.storageLen())
-	dst := make([]int64, out.Rank())
-	var ferr error
-	forEachPos(index.Shape, func(pos []int64, k int64) {
-		if ferr != nil {
-			return
-		}
-		copy(dst, pos)
-		if out.Rank() > 0 {
-			i, err := wrapIndex(iv[k], out.Shape[d], fmt.Sprint(d))
-			if err != nil {
-				ferr = fmt.Errorf("scatter(): %w", err)
-				return
-			}
-			dst[d] = i
-		}
+	err := forEachIndexed(index, out, d, "scatter()", func(pos []int64, _ int64, dst []int64) {
 		doff := offsetAt(out, dst)
 		soff := sv.Offset
 		if src != nil {
@@ -238,7 +235,7 @@ func scatterInto(out *Tensor, d int, index, src *Tensor, value *Tensor, red *red
 			out.st.i[doff] = wrapInt(out.DType, red.i(out.st.i[doff], sv.st.i[soff]))
 		}
 	})
-	return counts, ferr
+	return counts, err
 }
 
 func kScatter(srcName, reduce string) kernel {

@@ -209,3 +209,26 @@ func seqVals(n int) []float64 {
 	}
 	return v
 }
+
+// An index out of range names the op (gather and scatter share the walk
+// that wraps indices) and negative indices wrap as in torch.
+func TestGatherScatterIndexRange(t *testing.T) {
+	x := f32(sh(3, 2), 1, 2, 3, 4, 5, 6)
+	v := f32(sh(2, 2), 10, 20, 30, 40)
+	out := runIR(t, `graph forward(%x: f32[3, 2], %idx: i64[2, 2], %v: f32[2, 2]) {
+  %g: f32[2, 2] = aten.gather.default(%x, 0, %idx)
+  %s: f32[3, 2] = aten.scatter.src(%x, 0, %idx, %v)
+  return %g, %s
+}
+`, x, i64(sh(2, 2), -1, 0, 1, -3), v)
+	wantT(t, out[0], ir.Float32, sh(2, 2), 5, 2, 3, 2)
+	wantT(t, out[1], ir.Float32, sh(3, 2), 1, 40, 30, 4, 10, 6)
+	for _, c := range []struct{ src, op string }{
+		{"%r: f32[2, 2] = aten.gather.default(%x, 0, %idx)", "gather()"},
+		{"%r: f32[3, 2] = aten.scatter.src(%x, 0, %idx, %v)", "scatter()"},
+	} {
+		_, err := runIRErr(t, "graph forward(%x: f32[3, 2], %idx: i64[2, 2], %v: f32[2, 2]) {\n  "+c.src+"\n  return %r\n}\n",
+			x, i64(sh(2, 2), 0, 3, 1, 1), v)
+		wantErr(t, err, c.op)
+	}
+}
