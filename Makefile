@@ -10,7 +10,7 @@ OUT      := out
 # ends of time-limited fuzzing (golang/go#75804). `make fuzz` runs longer.
 FUZZTIME ?= 20000x
 
-.PHONY: all build run test vet unit race fuzz-short fuzz bench generate docs clean ort flatc fixtures fixtures-check
+.PHONY: all build run test vet unit race fuzz-short fuzz bench generate docs clean ort flatc venv fixtures fixtures-check
 
 all: build
 
@@ -30,8 +30,23 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './third_party/*')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
-unit: ort flatc
+unit: ort flatc venv
 	$(GO) test ./...
+
+# The project's Python environment: genuine torch (producer), ExecuTorch's
+# runtime bindings, onnx, ONNX Runtime, onnxscript and transformers (judges
+# and anchors), pinned in tools/requirements.txt and installed from PyPI into
+# the git-ignored third_party/venv. Re-installed only when the pins change.
+# Python 3.11 is required (executorch's wheels and the pins are for it).
+PYTHON311 ?= python3
+VENV      := third_party/venv
+VENV_PY   := $(VENV)/bin/python
+venv: $(VENV)/.installed
+$(VENV)/.installed: tools/requirements.txt
+	@$(PYTHON311) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "make venv needs Python 3.11 (set PYTHON311=...)")'
+	@test -x $(VENV_PY) || $(PYTHON311) -m venv $(VENV)
+	$(VENV_PY) -m pip install --quiet --disable-pip-version-check -r tools/requirements.txt
+	@cp tools/requirements.txt $@
 
 # ONNX Runtime for the ONNX target's tests and `fxport verify`: the shared
 # library shipped in the npm package onnxruntime-node (install scripts off:
