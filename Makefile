@@ -69,14 +69,6 @@ flatc:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends flatbuffers-compiler >/dev/null || \
 	  echo "flatc unavailable: the ExecuTorch flatc tests will skip" >&2; }
 
-# Debian's python3-onnx (onnx 1.12) for the ONNX target's checker test and the
-# shape-inference half of BenchmarkTransformerExport (tools/onnxcheck). Installed
-# only when missing and only as root; otherwise those tests skip.
-onnx-python:
-	@if /usr/bin/python3 -c 'import onnx' 2>/dev/null; then :; \
-	elif [ "$$(id -u)" = 0 ]; then apt-get install -y python3-onnx || echo "python3-onnx not installed: its tests will skip" >&2; \
-	else echo "python3-onnx missing and not root: its tests will skip" >&2; fi
-
 # Patch scoping and the pass manager must hold under the race detector.
 race:
 	$(GO) test -race ./pm/... ./passes/...

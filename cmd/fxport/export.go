@@ -133,6 +133,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	report := fs.Bool("report", false, "print what ran and what fired")
 	optOn := fs.Bool("optimize", false, "ONNX: run the graph optimizer even when the disable-optimization table names the model class")
 	optOff := fs.Bool("no-optimize", false, "ONNX: do not run the graph optimizer")
+	opset := fs.Int("opset", onnx.DefaultOpset, fmt.Sprintf("ONNX: default-domain opset (%d–%d)", onnx.MinSupportedOpset, onnx.MaxSupportedOpset))
 	modelClass := fs.String("model-class", "", "ONNX: model class for the disable-optimization table (default: program meta "+onnx.MetaModelClass+")")
 	fs.StringVar(&aotiCommand, "aoti-command", "", "executorch-cuda: command compiling IN.pt2 into OUT.so (default $"+etcuda.EnvCommand+", then \""+etcuda.DefaultCommand+"\")")
 	fs.StringVar(&openvinoCommand, "openvino-command", "", "executorch-openvino: command compiling IN.pt2 into the exported compiled model OUT (default $"+etopenvino.EnvCommand+", then \""+etopenvino.DefaultCommand+"\")")
@@ -155,7 +156,10 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if *target == "" || *out == "" {
 		return usageErr("--target and -o are required")
 	}
-	var emitOpts onnx.Options
+	if err := onnx.CheckOpset(*opset); err != nil {
+		return usageErr("--opset: %v", err)
+	}
+	emitOpts := onnx.Options{Opset: *opset}
 	switch {
 	case *optOn && *optOff:
 		return usageErr("--optimize and --no-optimize exclude each other")

@@ -21,7 +21,7 @@ import (
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("verify", stderr)
 	target := fs.String("target", "onnx", "target to verify (onnx)")
-	opset := fs.Int("opset", onnx.DefaultOpset, "ONNX default-domain opset (17–23)")
+	opset := fs.Int("opset", onnx.DefaultOpset, fmt.Sprintf("ONNX default-domain opset (%d–%d)", onnx.MinSupportedOpset, onnx.MaxSupportedOpset))
 	tol := fs.Float64("tol", 1e-4, "tolerance: an output passes when its max abs or max relative error is within it")
 	ioDir := fs.String("io", "", "fixture directory with input_<i>.npy and output_<i>.npy (default: io/ beside the program)")
 	files, err := parseInterspersed(fs, args)
@@ -33,6 +33,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	if *target != "onnx" {
 		return usageErr("verify supports --target onnx only")
+	}
+	if err := onnx.CheckOpset(*opset); err != nil {
+		return usageErr("--opset: %v", err)
 	}
 	path := files[0]
 	var p *ir.Program

@@ -3,6 +3,7 @@ package onnx
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fxport/fxport/internal/testenv"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -205,11 +206,8 @@ func BenchmarkTransformerExport(b *testing.B) {
 	b.ReportMetric(pipeline.Seconds()/n, "pipeline-s")
 	b.ReportMetric(emit.Seconds()/n, "emit+opt+write-s")
 	b.ReportMetric((pipeline+emit).Seconds()/n, "export-s")
-	if out, err := exec.Command(debianPython, "-c", "import onnx").CombinedOutput(); err != nil {
-		b.Logf("shape-inference half skipped: python3-onnx unavailable (%v: %s)", err, strings.TrimSpace(string(out)))
-		return
-	}
-	out, err := exec.Command(debianPython, filepath.Join(onnxcheckDir, "shape_infer_time.py"), path).CombinedOutput()
+	py := testenv.Python(b)
+	out, err := exec.Command(py, filepath.Join(onnxcheckDir, "shape_infer_time.py"), path).CombinedOutput()
 	if err != nil {
 		b.Fatalf("shape inference: %v\n%s", err, out)
 	}

@@ -12,12 +12,31 @@ import (
 	"github.com/fxport/fxport/targets/onnx/opt"
 )
 
-// Opset bounds: 18 is the default (torchlib's), 17–23 are selectable.
+// Opset bounds: 18 is the default (torchlib's); 17 up to 26, the newest
+// default-domain opset ONNX Runtime 1.31 runs, are selectable.
 const (
 	DefaultOpset      = 18
 	MinSupportedOpset = 17
-	MaxSupportedOpset = 23
+	MaxSupportedOpset = 26
 )
+
+// Opsets lists every selectable opset, oldest first.
+func Opsets() []int {
+	var out []int
+	for v := MinSupportedOpset; v <= MaxSupportedOpset; v++ {
+		out = append(out, v)
+	}
+	return out
+}
+
+// CheckOpset reports, in user words, why opset cannot be chosen.
+func CheckOpset(opset int) error {
+	if opset < MinSupportedOpset || opset > MaxSupportedOpset {
+		return fmt.Errorf("ONNX opset %d is not offered: choose one from %d to %d (default %d; %d is the newest ONNX Runtime 1.31 runs)",
+			opset, MinSupportedOpset, MaxSupportedOpset, DefaultOpset, MaxSupportedOpset)
+	}
+	return nil
+}
 
 // MetadataKey is the metadata_props key of the export metadata (ONNX-S03).
 const MetadataKey = "fxport.export_metadata"
@@ -78,8 +97,8 @@ func (e *MissingOpsError) Error() string {
 // Emit lowers p (after the ONNX pipeline) to an ONNX model.
 func Emit(p *ir.Program, opts Options) (*Model, error) {
 	opset := opts.opset()
-	if opset < MinSupportedOpset || opset > MaxSupportedOpset {
-		return nil, fmt.Errorf("opset %d not supported (choose %d–%d)", opset, MinSupportedOpset, MaxSupportedOpset)
+	if err := CheckOpset(opset); err != nil {
+		return nil, err
 	}
 	res := newResolver(opset)
 	if err := checkCoverageWith(p, res); err != nil {

@@ -138,9 +138,17 @@ func TestMissingOpsListedTogether(t *testing.T) {
 
 func TestOpsetRangeAndResolution(t *testing.T) {
 	p := parse(t, "graph forward(%x: f32[2]) {\n  %g: f32[2] = aten.gelu.default(%x)\n  return %g\n}\n")
-	for _, o := range []int{16, 24} {
-		if _, err := Emit(p, Options{Opset: o}); err == nil {
+	for _, o := range []int{16, MaxSupportedOpset + 1} {
+		_, err := Emit(p, Options{Opset: o})
+		if err == nil {
 			t.Errorf("opset %d accepted", o)
+		} else if !strings.Contains(err.Error(), "choose one from 17 to 26") {
+			t.Errorf("opset %d: %v", o, err)
+		}
+	}
+	for _, o := range Opsets() {
+		if _, err := Emit(p, Options{Opset: o}); err != nil {
+			t.Errorf("opset %d: %v", o, err)
 		}
 	}
 	m18, err := Emit(p, Options{Opset: 18})

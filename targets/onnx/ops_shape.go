@@ -187,7 +187,7 @@ func init() {
 		b.Emit(n.Results[0], "Gather", []string{x, i}, AttrInt("axis", dim))
 		return nil
 	}, "aten.select.int")
-	lower(18, func(b *Builder, n *ir.Node) error {
+	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.T("self")
 		rank := r.Rank("self")

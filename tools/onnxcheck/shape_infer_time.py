@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Time onnx.shape_inference.infer_shapes on one ONNX file.
 
 Usage: shape_infer_time.py MODEL
