@@ -91,6 +91,10 @@ func TestBisectNamesPatchToRevert(t *testing.T) {
 			return []*ir.Value{v}, err
 		},
 	}
+	// The catalog's own pipeline: just the patch driver.
+	cat.Tables = []pm.Table{{Target: pm.TargetDynamo, Rows: []pm.Row{
+		{Stage: pm.StageModelPatches, Pass: pm.PatchDriverName(pm.StageModelPatches), Why: "runs the planted patch"}}}}
+	cat.Order, cat.PatchOrder = nil, []pm.PatchRow{{Patch: bad.Name}}
 	if err := cat.AddPatch(bad); err != nil {
 		t.Fatal(err)
 	}

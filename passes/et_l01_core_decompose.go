@@ -47,7 +47,7 @@ rules accept (xnnpack.OpsToNotDecompose), which becomes one XNNHardswish
 node instead of add.Scalar, clamp, div.Scalar and mul. decompose-unclaimed
 decomposes those the partitioner then leaves outside every delegate.`,
 	Run: runDecomposeToCore,
-}, nil)
+})
 
 const etlDecomposeName = "decompose-to-core"
 

@@ -8,7 +8,7 @@ import (
 // DecomposeUnclaimed decomposes the ops decompose-to-core kept whole for
 // the partitioner that the partitioner then left on portable kernels
 // (ET-L01).
-var DecomposeUnclaimed = etxRegisterAfter(&pm.Pass{
+var DecomposeUnclaimed = pm.RegisterPass(&pm.Pass{
 	Name:     etlDecomposeUnclaimedName,
 	ID:       "ET-L01",
 	Kind:     pm.KindLowering,
@@ -34,7 +34,7 @@ fires on its replacement.`,
 		{Before: etlOutVariantsName, Why: "out variants exist for the core decomposition, not for every kept-whole op"},
 	},
 	Run: runDecomposeUnclaimed,
-}, XNNPACKPartition)
+})
 
 const etlDecomposeUnclaimedName = "decompose-unclaimed"
 

@@ -62,7 +62,7 @@ statistics "folded" (nodes) and "constants" (new inputs).`,
 		}},
 	},
 	Run: runConstantPropagation,
-}, FoldConstantViews)
+})
 
 const etlConstPropName = "constant-propagation"
 

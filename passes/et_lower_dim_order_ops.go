@@ -25,7 +25,7 @@ freeze a symbolic buffer at its hint, for a tensor with a symbolic dim.
 Size-one dims are canonicalized in every dim order this pass writes (ET-P40,
 see etCanonicalDimOrder).`,
 	Run: runToDimOrderOps,
-}, DecomposeToCore)
+})
 
 const etlDimOrderName = "to-dim-order-ops"
 

@@ -30,7 +30,7 @@ and only when its shape dynamism matches its base's (ET-P35); every other
 view_copy gets storage of its own from the memory planner. Views whose twin is missing (e.g. view_as_real) stay and are counted in the
 statistic "kept-view".`,
 	Run: runToEdgeViews,
-}, ToDimOrderOps)
+})
 
 const etlEdgeViewsName = "to-edge-views"
 

@@ -37,7 +37,7 @@ with one error listing every such node (ET-P15: an op outside the prim
 registry would pass a verifier and then fail at load; runtimes up to 1.3
 lack sym_int, sym_ite and sym_not, none has sym_sum).`,
 	Run: runToExecuTorchPrim,
-}, ToEdgeViews)
+})
 
 const etlPrimName = "to-executorch-prim"
 

@@ -33,7 +33,7 @@ delegate regions and control-flow regions are not touched; a view of a
 symbolic shape (view_copy with SymInt sizes) is not folded. Each fold
 fires on the new input's first user; statistic "folded".`,
 	Run: runFoldConstantViews,
-}, XNNPACKPartition)
+})
 
 const etlFoldViewsName = "fold-constant-views"
 

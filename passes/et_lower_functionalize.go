@@ -27,7 +27,7 @@ state, handled by write-back), x is no view result and has no view users
 graph. Other in-place ops stay and are counted ("inplace-kept"); the
 emitter refuses them with an error naming the node.`,
 	Run: runFunctionalizeInplace,
-}, ToExecuTorchPrim)
+})
 
 const etlFunctionalizeName = "functionalize-inplace"
 

@@ -90,13 +90,9 @@ func etlTakeOver(n, nn *ir.Node) error {
 	return fxRetype(work)
 }
 
-// etlLowering declares a lowering pass of the ExecuTorch lowering stage.
-// prev is the pass it follows (nil for the first): passing it makes Go
-// initialize, hence register, prev first, so the stage's order is
-// decompose-to-core, to-dim-order-ops, to-edge-views, to-executorch-prim,
-// to-out-variants, plan-memory whatever the files' dependencies are.
-func etlLowering(p *pm.Pass, prev *pm.Pass) *pm.Pass {
-	_ = prev
+// etlLowering declares a required pass of the ExecuTorch lowering stage.
+// Its place in the pipeline is its row in pm/pipelines.go.
+func etlLowering(p *pm.Pass) *pm.Pass {
 	p.Kind = pm.KindLowering
 	p.Backends = []string{pm.BackendExecuTorch}
 	p.Stage = pm.StageLowering

@@ -41,7 +41,7 @@ Permuted non-tensor carries (SymInts, scalars) need no node: the emitter
 saves the slot into a fresh value first. Delegated regions are left alone.
 Statistics "dim-order-copies", "permuted-carry-copies".`,
 	Run: runLoopCarryCopies,
-}, FunctionalizeInplace) // after to-dim-order-ops (its copies are dim-order ops) and functionalize-inplace, before to-out-variants (they get planned storage)
+})
 
 const etlLoopCarriesName = "loop-carry-copies"
 

@@ -52,7 +52,7 @@ which gives each et_view its base's storage.`,
 		{Before: etlOutVariantsName, Why: "a view_copy left to to-out-variants gets a memory.alloc of its own (exir runs ReplaceViewCopyWithViewPass before ToOutVarPass)"},
 	},
 	Run: runReplaceViewCopyWithView,
-}, FoldConstantViews) // after fold-constant-views, before to-out-variants (file order)
+})
 
 const etlMemoryViewName = "replace-view-copy-with-view"
 
@@ -60,11 +60,10 @@ const etlMemoryViewName = "replace-view-copy-with-view"
 var OpETView = ir.MustLookupOp("executorch_prim.et_view.default")
 
 // etlLoweringOptional declares a lowering pass that may be disabled.
-func etlLoweringOptional(p *pm.Pass, prev *pm.Pass) *pm.Pass {
+func etlLoweringOptional(p *pm.Pass) *pm.Pass {
 	p.Kind = pm.KindLowering
 	p.Backends = []string{pm.BackendExecuTorch}
 	p.Stage = pm.StageLowering
-	_ = prev
 	return pm.RegisterPass(p)
 }
 

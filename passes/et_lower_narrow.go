@@ -31,7 +31,7 @@ Runs before xnnpack-partition so delegated crops see slice_copy.`,
 		{After: etlPrimName, Why: "builds executorch_prim::add.Scalar for symbolic ends, which to-executorch-prim would otherwise have to lower"},
 	},
 	Run: runNarrowAsSliceCopy,
-}, FunctionalizeInplace) // after functionalize-inplace; before xnnpack-partition and fold-constant-views
+})
 
 const etlNarrowName = "narrow-as-slice-copy"
 

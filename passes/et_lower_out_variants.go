@@ -40,7 +40,7 @@ ops, symbolic scalar ops, higher-order ops and memory.alloc are left alone.
 Invariant (ET-P37): fxport never removes clones, so a clone feeding a graph
 output keeps its own out tensor and never aliases its input.`,
 	Run: runToOutVariants,
-}, FoldConstantViews) // after fold-constant-views (itself after functionalize-inplace and, for xnnpack, xnnpack-partition)
+})
 
 const etlOutVariantsName = "to-out-variants"
 

@@ -36,7 +36,7 @@ with alloc-graph-output=false the runner binds outputs itself (set_output).`,
 		pm.BoolOption("alloc-mutable-buffers", true, "plan mutated buffers"),
 	},
 	Run: runPlanMemory,
-}, InsertWriteBack)
+})
 
 const etlPlanMemoryName = "plan-memory"
 

@@ -37,7 +37,7 @@ is an error naming the parameter and the node that computes its new value:
 parameters live in the read-only constant segment (exir does not write
 them back either). Programs without mutations are unchanged.`,
 	Run: runInsertWriteBack,
-}, ToOutVariants)
+})
 
 const etlWriteBackName = "insert-write-back"
 

@@ -12,7 +12,7 @@ import (
 // XNNPACKFuseBatchNorm folds inference batch norms into the convolution
 // or linear before them (exir's FuseBatchNormPass /
 // FuseBatchNormWithConvPass).
-var XNNPACKFuseBatchNorm = etxRegisterAfter(&pm.Pass{
+var XNNPACKFuseBatchNorm = pm.RegisterPass(&pm.Pass{
 	Name:     etxFuseBNName,
 	Kind:     pm.KindLowering,
 	Backends: []string{"executorch.xnnpack"},
@@ -48,7 +48,7 @@ nodes. Each fold fires on the convolution; statistic "fused".`,
 		{After: etlFunctionalizeName, Why: "matches the functional, decomposed batch norm (_native_batch_norm_legit_no_training)"},
 	},
 	Run: runXNNPACKFuseBatchNorm,
-}, FunctionalizeInplace)
+})
 
 const etxFuseBNName = "xnnpack-fuse-batch-norm"
 

@@ -11,7 +11,7 @@ import (
 
 // XNNPACKPartition claims the XNNPACK-supported subgraphs of the lowered
 // program (exir's XnnpackPartitioner + to_backend; ET-B02, ET-P16, ET-P38).
-var XNNPACKPartition = etxRegisterAfter(&pm.Pass{
+var XNNPACKPartition = pm.RegisterPass(&pm.Pass{
 	Name:     "xnnpack-partition",
 	ID:       "ET-B02",
 	Kind:     pm.KindLowering,
@@ -71,15 +71,7 @@ and --debug prints every rejected node with its reason.`,
 		{Before: etlOutVariantsName, Why: "the region must hold functional ops; out variants and memory.alloc belong to the portable part"},
 	},
 	Run: runXNNPACKPartition,
-}, FunctionalizeInplace)
-
-// etxRegisterAfter registers p; naming prev makes Go initialize (hence
-// register) prev first, so the pass sits after functionalize-inplace and, as
-// to-out-variants names this pass as its predecessor, before it.
-func etxRegisterAfter(p *pm.Pass, prev *pm.Pass) *pm.Pass {
-	_ = prev
-	return pm.RegisterPass(p)
-}
+})
 
 func splitConfigs(v string) []string {
 	var out []string

@@ -1,81 +1,94 @@
 package pm
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Build assembles the default pipeline for target and backend from Default.
 func Build(target, backend string) (*Pipeline, error) { return Default.Build(target, backend) }
 
 // Build assembles the default pipeline for target and backend ("" picks the
-// target's default backend): for each stage of the target, in order,
-//
-//  1. backend-prepare, when a backend prepare with a Prepare func applies;
-//  2. the stage's patch driver (apply-<stage>), when any patch of the
-//     backend (opt-in ones included) belongs to the stage;
-//  3. the program fixes of the stage, in registration order;
-//  4. the generic passes of the stage, in registration order;
-//  5. the stage's node-fix drivers, when any node fix applies to the backend.
-//
-// Nothing is reordered to satisfy requirements; the result is validated,
-// so a registration that breaks an ordering requirement fails here.
+// target's default backend) from the target's table (c.Tables): every row
+// whose backend condition admits the backend and whose pass runs for it, in
+// table order, grouped by stage. A registry driver (backend-prepare,
+// apply-<stage>, the node-fix drivers) is left out when it has nothing to
+// run for the backend. Nothing is reordered; the result is validated, so a
+// table that breaks an ordering requirement fails here, and so does a
+// registered pass that no table names.
 func (c *Catalog) Build(target, backend string) (*Pipeline, error) {
 	b, err := resolveExport(target, backend)
 	if err != nil {
 		return nil, fmt.Errorf("pm: build: %w", err)
 	}
+	if err := c.CheckTables(); err != nil {
+		return nil, fmt.Errorf("pm: build %s: %w", header(target, b), err)
+	}
+	t, ok := tableFor(c.Tables, target)
+	if !ok {
+		return nil, fmt.Errorf("pm: build %s: no pipeline table for target %s", header(target, b), target)
+	}
 	pl := &Pipeline{Target: target, Backend: b, Catalog: c}
-	passes := c.Passes.All()
-	hasPrepare := false
-	for _, bp := range c.Prepares.All() {
-		hasPrepare = hasPrepare || Applies(bp.Backend, b) && bp.Prepare != nil
-	}
-	hasNodeFixes := false
-	for _, f := range c.NodeFixes.All() {
-		hasNodeFixes = hasNodeFixes || Applies(f.Backend, b)
-	}
-	for _, s := range targetStages(target) {
-		var names []string
-		if s.Name == StageBackendPrepare && hasPrepare {
-			names = append(names, PassBackendPrepare)
-		}
-		if s.Patches {
-			for _, p := range c.Patches.All() {
-				if p.Stage == s.Name && Applies(p.Backend, b) {
-					names = append(names, PatchDriverName(s.Name))
-					break
-				}
-			}
-		}
-		for _, p := range passes {
-			if p.synthetic && p.Stage == s.Name && p.RunsFor(b) {
-				names = append(names, p.Name)
-			}
-		}
-		for _, p := range passes {
-			if !p.synthetic && !p.driver && p.Stage == s.Name && p.RunsFor(b) {
-				names = append(names, p.Name)
-			}
-		}
-		if hasNodeFixes {
-			for _, d := range nodeFixDriverSpecs {
-				if d.stage == s.Name && Applies(d.backend, b) {
-					names = append(names, d.name)
-				}
-			}
-		}
-		if len(names) == 0 {
+	for _, r := range t.Rows {
+		if !r.applies(b) {
 			continue
 		}
-		g := Group{Stage: s.Qualified()}
-		for _, n := range names {
-			g.Instances = append(g.Instances, Instance{Name: n})
+		p, ok := c.Passes.Lookup(r.Pass)
+		if !ok {
+			return nil, fmt.Errorf("pm: build %s: pass %q of the %s pipeline table is not registered (is the package defining it linked in?)", header(target, b), r.Pass, target)
 		}
-		pl.Groups = append(pl.Groups, g)
+		if !p.RunsFor(b) || p.idle != nil && p.idle(c, b) {
+			continue
+		}
+		stage := targetStages(target)[StageIndex(target, r.Stage)].Qualified()
+		if n := len(pl.Groups); n == 0 || pl.Groups[n-1].Stage != stage {
+			pl.Groups = append(pl.Groups, Group{Stage: stage})
+		}
+		g := &pl.Groups[len(pl.Groups)-1]
+		g.Instances = append(g.Instances, Instance{Name: r.Pass})
 	}
 	out, err := c.resolve(pl)
 	if err != nil {
 		return nil, fmt.Errorf("pm: build %s: %w", header(target, b), err)
 	}
 	return out, nil
+}
+
+// CheckTables checks the catalog's tables against its registries: every
+// registered pass that has a Stage (pm's own drivers aside) appears in
+// some table row, and every registered patch in PatchOrder. (Rows naming
+// unregistered passes fail Build of the pipelines holding them.)
+func (c *Catalog) CheckTables() error {
+	if err := checkTables(c.Tables, c.Order, c.PatchOrder); err != nil {
+		return err
+	}
+	inTable := map[string]bool{}
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			inTable[r.Pass] = true
+		}
+	}
+	var missing []string
+	for _, p := range c.Passes.All() {
+		if p.Stage != "" && !p.driver && !inTable[p.Name] {
+			missing = append(missing, fmt.Sprintf("pass %q (stage %s) is registered but in no pipeline table: add a row to pm/pipelines.go", p.Name, p.Stage))
+		}
+	}
+	ordered := map[string]bool{}
+	for _, r := range c.PatchOrder {
+		ordered[r.Patch] = true
+	}
+	for _, p := range c.Patches.All() {
+		if !ordered[p.Name] {
+			missing = append(missing, fmt.Sprintf("patch %q is registered but not in PatchOrder: add a row to pm/pipelines.go", p.Name))
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("pm: pipeline tables:\n\t%s", strings.Join(missing, "\n\t"))
+	}
+	return nil
 }
 
 // BuildAll builds the default pipeline of every target and export backend,
@@ -94,23 +107,14 @@ func (c *Catalog) BuildAll() ([]*Pipeline, error) {
 	return out, nil
 }
 
-// CheckBuiltins validates Default as a whole and builds (hence validates)
-// every built-in pipeline. Programs call it once all workaround packages
-// are linked in, the way Go's compiler checks passOrder in init.
+// CheckBuiltins validates Default as a whole against its tables and builds
+// (hence validates) every built-in pipeline. Programs call it once all
+// workaround packages are linked in; it fails when a table row names a pass
+// nothing registered, or a registered pass or patch is in no table.
 func CheckBuiltins() error {
 	if err := Default.Check(); err != nil {
 		return err
 	}
 	_, err := Default.BuildAll()
 	return err
-}
-
-func init() {
-	// Like Go's passOrder check: an edit of the stage table or of pm's
-	// built-in passes that breaks a default pipeline fails every binary
-	// linking pm, at once. CheckBuiltins repeats the check once the
-	// workaround packages have registered their entries.
-	if _, err := Default.BuildAll(); err != nil {
-		panic(err)
-	}
 }

@@ -21,7 +21,7 @@ var nodeFixDriverSpecs = []struct {
 	name, stage, backend, doc string
 }{
 	{"onnx-node-fixes", StageFXNodeFixes, BackendONNX,
-		"run the ONNX node fixes\n\nWalks every node once (regions included), tries the node fixes of the backend whose targets include the node's op in registration order (the first that returns true consumes the node), then runs DCE."},
+		"run the ONNX node fixes\n\nWalks every node once (regions included), tries the node fixes of the backend whose targets include the node's op in catalog-ID order (the first that returns true consumes the node), then runs DCE."},
 	{"onnx-node-fixes-after-decompose", StageONNXPatches, BackendONNX,
 		"run the ONNX node fixes again, after decomposition\n\nThe second instance of onnx-node-fixes (ONNX-P18): decomposition re-creates patterns the fixes remove."},
 	{"executorch-node-fixes", StageFXNodeFixes, BackendExecuTorch,
@@ -47,8 +47,8 @@ func builtinPasses() []*Pass {
 	var out []*Pass
 	out = append(out, &Pass{
 		Name: PassBackendPrepare, Kind: KindTransform, Backends: []string{BackendExecuTorch}, Stage: StageBackendPrepare,
-		Required: true, driver: true, Run: runPrepares,
-		Doc: "run the backend prepares of the export's backend\n\nRuns every registered backend prepare that applies to the export's backend, in registration order.",
+		Required: true, driver: true, Run: runPrepares, idle: noPrepare,
+		Doc: "run the backend prepares of the export's backend\n\nRuns every registered backend prepare that applies to the export's backend, in catalog-ID order.",
 	})
 	// One patch driver per patch stage, for the backends whose targets have it.
 	seen := map[string]bool{}
@@ -60,15 +60,15 @@ func builtinPasses() []*Pass {
 			seen[s.Name] = true
 			out = append(out, &Pass{
 				Name: PatchDriverName(s.Name), Kind: KindPatch, Backends: stageBackends(s.Name), Stage: s.Name,
-				Required: true, driver: true, Run: patchDriver(s.Name),
-				Doc: fmt.Sprintf("apply the export's %s\n\nCalls each installed patch of stage %s, in registration order, on every node it targets that exists when the patch starts; each application is recorded for Export.Revert.", s.Name, s.Name),
+				Required: true, driver: true, Run: patchDriver(s.Name), idle: noPatches(s.Name),
+				Doc: fmt.Sprintf("apply the export's %s\n\nCalls each installed patch of stage %s, in PatchOrder (pm/pipelines.go), on every node it targets that exists when the patch starts; each application is recorded for Export.Revert.", s.Name, s.Name),
 			})
 		}
 	}
 	for _, d := range nodeFixDriverSpecs {
 		out = append(out, &Pass{
 			Name: d.name, Doc: d.doc, Kind: KindFix, Backends: []string{d.backend}, Stage: d.stage,
-			Required: true, driver: true, Run: nodeFixDriver,
+			Required: true, driver: true, Run: nodeFixDriver, idle: noNodeFixes,
 		})
 	}
 	out = append(out, &Pass{
@@ -76,6 +76,38 @@ func builtinPasses() []*Pass {
 		Doc: "remove unused side-effect-free nodes\n\nRuns ir.DCE on the main graph and, recursively, its regions. It belongs to no stage and may appear several times.",
 	})
 	return out
+}
+
+// noPrepare: no backend prepare with a Prepare func applies to b.
+func noPrepare(c *Catalog, b string) bool {
+	for _, bp := range c.Prepares.All() {
+		if Applies(bp.Backend, b) && bp.Prepare != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// noPatches: no patch of stage (opt-in ones included) applies to b.
+func noPatches(stage string) func(c *Catalog, b string) bool {
+	return func(c *Catalog, b string) bool {
+		for _, p := range c.Patches.All() {
+			if p.Stage == stage && Applies(p.Backend, b) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// noNodeFixes: no node fix applies to b.
+func noNodeFixes(c *Catalog, b string) bool {
+	for _, f := range c.NodeFixes.All() {
+		if Applies(f.Backend, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // stageBackends are the backends under which a stage exists: "all" when
@@ -147,7 +179,7 @@ func patchDriver(stage string) func(p *ir.Program, c *Ctx) (Result, error) {
 }
 
 // nodeFixesFor lists, per op, the node fixes of the export's backend, in
-// registration order.
+// catalog-ID order.
 func nodeFixesFor(cat *Catalog, backend string) map[ir.Op][]*NodeFix {
 	byOp := map[ir.Op][]*NodeFix{}
 	for _, f := range cat.NodeFixes.All() {
@@ -211,7 +243,7 @@ func runDCE(p *ir.Program, c *Ctx) (Result, error) {
 }
 
 // Partitioners lists the partitioners the backend prepares of the export's
-// backend name, in registration order, without duplicates.
+// backend name, in catalog-ID order of the prepares, without duplicates.
 func (e *Export) Partitioners() []string {
 	var out []string
 	for _, b := range e.catalog.Prepares.All() {

@@ -2,6 +2,7 @@ package pm
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 )
 
@@ -20,6 +21,14 @@ type Catalog struct {
 	IRFixes      *Registry[*IRFix]
 	Invariants   *Registry[*Invariant]
 	Declined     *Registry[*Declined]
+
+	// Tables are the default pipelines Build reads, Order the constraints
+	// they must meet and PatchOrder the order the patch drivers apply
+	// patches in: Tables, PassOrder and PatchOrder unless a test sets its
+	// own, before registering entries.
+	Tables     []Table
+	Order      []Constraint
+	PatchOrder []PatchRow
 
 	mu    sync.Mutex
 	names map[string]EntryKind // every entry name, across registries
@@ -40,6 +49,17 @@ func NewCatalog() *Catalog {
 		Invariants:   newRegistry[*Invariant](EntryInvariant),
 		Declined:     newRegistry[*Declined](EntryDeclined),
 		names:        map[string]EntryKind{},
+		Tables:       Tables,
+		Order:        PassOrder,
+		PatchOrder:   PatchOrder,
+	}
+	c.Passes.less = func(a, b EntryInfo) bool { return a.Name < b.Name }
+	c.Patches.less = func(a, b EntryInfo) bool {
+		i, j := c.patchRank(a.Name), c.patchRank(b.Name)
+		if i != j {
+			return i < j
+		}
+		return byIDThenName(a, b)
 	}
 	for _, p := range builtinPasses() {
 		if err := c.AddPass(p); err != nil {
@@ -47,6 +67,17 @@ func NewCatalog() *Catalog {
 		}
 	}
 	return c
+}
+
+// patchRank is a patch's position in PatchOrder (after every listed one
+// when absent, which CheckTables reports).
+func (c *Catalog) patchRank(name string) int {
+	for i, r := range c.PatchOrder {
+		if r.Patch == name {
+			return i
+		}
+	}
+	return len(c.PatchOrder)
 }
 
 // Default is the catalog the package-level Register functions fill.
@@ -196,11 +227,30 @@ func (c *Catalog) AddCaptureStep(s *CaptureStep) error {
 }
 
 // List describes every entry of every registry: registries in EntryKind
-// order, entries in registration order. Passes derived from program fixes
-// are listed once, as program fixes.
+// order; passes in the order of their first table row (then those no
+// table names, by name), other entries in their registry's canonical
+// order. Passes derived from program fixes are listed once, as program
+// fixes.
 func (c *Catalog) List() []EntryInfo {
 	var out []EntryInfo
-	for _, p := range c.Passes.All() {
+	rank := map[string]int{}
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			if _, ok := rank[r.Pass]; !ok {
+				rank[r.Pass] = len(rank)
+			}
+		}
+	}
+	passes := c.Passes.All()
+	sort.SliceStable(passes, func(i, j int) bool {
+		ri, iok := rank[passes[i].Name]
+		rj, jok := rank[passes[j].Name]
+		if iok != jok {
+			return iok
+		}
+		return iok && ri < rj
+	})
+	for _, p := range passes {
 		if !p.synthetic {
 			out = append(out, p.Info())
 		}
@@ -257,3 +307,64 @@ func RegisterInvariant(v *Invariant) *Invariant { return must(v, Default.AddInva
 
 // RegisterDeclined adds a declined catalog row to Default.
 func RegisterDeclined(d *Declined) *Declined { return must(d, Default.AddDeclined(d)) }
+
+// Entries returns every entry registered into c, registries in EntryKind
+// order, each in canonical order; pm's built-in passes and the passes
+// derived from program fixes are left out (Add re-creates the latter).
+// With Add it copies a catalog, e.g. to register its entries in another
+// order.
+func (c *Catalog) Entries() []Entry {
+	var out []Entry
+	for _, p := range c.Passes.All() {
+		if !p.synthetic && !p.driver && !builtinName(p.Name) {
+			out = append(out, p)
+		}
+	}
+	out = appendEntries(out, c.Captures)
+	out = appendEntries(out, c.Prepares)
+	out = appendEntries(out, c.Patches)
+	out = appendEntries(out, c.ProgramFixes)
+	out = appendEntries(out, c.NodeFixes)
+	out = appendEntries(out, c.Translations)
+	out = appendEntries(out, c.IRFixes)
+	out = appendEntries(out, c.Invariants)
+	out = appendEntries(out, c.Declined)
+	return out
+}
+
+func appendEntries[T Entry](out []Entry, r *Registry[T]) []Entry {
+	for _, e := range r.All() {
+		out = append(out, e)
+	}
+	return out
+}
+
+// builtinName reports whether name is one of the passes every catalog starts with.
+func builtinName(name string) bool { return name == PassDCE }
+
+// Add registers e in the registry of its kind.
+func (c *Catalog) Add(e Entry) error {
+	switch e := e.(type) {
+	case *Pass:
+		return c.AddPass(e)
+	case *CaptureStep:
+		return c.AddCaptureStep(e)
+	case *BackendPrepare:
+		return c.AddBackendPrepare(e)
+	case *Patch:
+		return c.AddPatch(e)
+	case *ProgramFix:
+		return c.AddProgramFix(e)
+	case *NodeFix:
+		return c.AddNodeFix(e)
+	case *Translation:
+		return c.AddTranslation(e)
+	case *IRFix:
+		return c.AddIRFix(e)
+	case *Invariant:
+		return c.AddInvariant(e)
+	case *Declined:
+		return c.AddDeclined(e)
+	}
+	return fmt.Errorf("pm: add: unknown entry type %T", e)
+}

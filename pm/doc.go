@@ -75,9 +75,14 @@
 // # Pipelines and their text form
 //
 // A Pipeline lists pass instances grouped by stage for a target and
-// backend. Build assembles the default one from the stage table and the
-// registries; ParsePipeline reads the text form, which String prints back
-// exactly:
+// backend. Build reads the default one from the target's table in
+// pipelines.go, the single source of pass order: named pass instances,
+// rows conditional on backends, each with its reason, order constraints
+// (PassOrder) checked at init, and an error for a registered pass that no
+// table names. Patch drivers apply patches in PatchOrder; every other
+// registry is kept in catalog-ID order, so registration order (Go's init
+// order, which follows file names) never matters. ParsePipeline reads the
+// text form, which String prints back exactly:
 //
 //	pipeline := header ':' [ group { ',' group } ]
 //	header   := "dynamo" | "onnx" | executorch-backend   (e.g. "executorch.xnnpack")

@@ -118,7 +118,7 @@ func (e *Export) Backend() string { return e.backend }
 // Catalog is the catalog the export draws its workarounds from.
 func (e *Export) Catalog() *Catalog { return e.catalog }
 
-// Patches lists the installed patches in registration order.
+// Patches lists the installed patches in PatchOrder.
 func (e *Export) Patches() []*Patch { return append([]*Patch(nil), e.patches...) }
 
 // PatchNames lists the names of the installed patches.

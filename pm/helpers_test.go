@@ -2,6 +2,7 @@ package pm_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,4 +88,74 @@ func firingsOf(fs []pm.Firing) []string {
 func mustAdd(t testing.TB, err error) {
 	t.Helper()
 	require.NoError(t, err)
+}
+
+// testCatalog is a catalog whose pipeline tables hold only pm's own driver
+// rows of the default tables; addPass, addProgramFix and addPatch give it
+// rows for test entries.
+func testCatalog() *pm.Catalog {
+	c := pm.NewCatalog()
+	drivers := map[string]bool{}
+	for _, p := range c.Passes.All() {
+		if p.Stage != "" {
+			drivers[p.Name] = true
+		}
+	}
+	var tables []pm.Table
+	for _, t := range pm.Tables {
+		nt := pm.Table{Target: t.Target}
+		for _, r := range t.Rows {
+			if drivers[r.Pass] {
+				nt.Rows = append(nt.Rows, r)
+			}
+		}
+		tables = append(tables, nt)
+	}
+	c.Tables = tables
+	c.Order, c.PatchOrder = nil, nil
+	return c
+}
+
+// addRow places a row for a test pass in every table whose target has its
+// stage: at the end of the stage, before the stage's node-fix drivers.
+func addRow(c *pm.Catalog, stage, name string) {
+	for ti := range c.Tables {
+		t := &c.Tables[ti]
+		si := pm.StageIndex(t.Target, stage)
+		if si < 0 {
+			continue
+		}
+		at := 0
+		for i, r := range t.Rows {
+			ri := pm.StageIndex(t.Target, r.Stage)
+			if ri < si || ri == si && !strings.HasSuffix(r.Pass, "node-fixes") && !strings.HasSuffix(r.Pass, "node-fixes-after-decompose") {
+				at = i + 1
+			}
+		}
+		row := pm.Row{Stage: stage, Pass: name, Why: "test pass"}
+		t.Rows = append(t.Rows[:at], append([]pm.Row{row}, t.Rows[at:]...)...)
+	}
+}
+
+// addPass registers p and, when it has a stage, a table row for it.
+func addPass(t testing.TB, c *pm.Catalog, p *pm.Pass) {
+	t.Helper()
+	if p.Stage != "" {
+		addRow(c, p.Stage, p.Name)
+	}
+	mustAdd(t, c.AddPass(p))
+}
+
+// addProgramFix registers f and a table row for its pass.
+func addProgramFix(t testing.TB, c *pm.Catalog, f *pm.ProgramFix) {
+	t.Helper()
+	addRow(c, f.Stage, f.Name)
+	mustAdd(t, c.AddProgramFix(f))
+}
+
+// addPatch appends p to the catalog's PatchOrder and registers it.
+func addPatch(t testing.TB, c *pm.Catalog, p *pm.Patch) {
+	t.Helper()
+	c.PatchOrder = append(c.PatchOrder, pm.PatchRow{Patch: p.Name})
+	mustAdd(t, c.AddPatch(p))
 }

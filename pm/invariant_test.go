@@ -22,7 +22,7 @@ func goodDeclined() *pm.Declined {
 }
 
 func TestInvariantAndDeclinedListed(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	mustAdd(t, c.AddInvariant(goodInvariant()))
 	mustAdd(t, c.AddDeclined(goodDeclined()))
 	var got []string
@@ -60,7 +60,7 @@ func TestInvariantDeclarationErrors(t *testing.T) {
 		`malformed test reference "onnx.Foo"`: mod(func(v *pm.Invariant) { v.Test = "targets/onnx.TestX, onnx.Foo" }),
 		`empty Where`:                         mod(func(v *pm.Invariant) { v.Where = "" }),
 	} {
-		err := pm.NewCatalog().AddInvariant(v)
+		err := testCatalog().AddInvariant(v)
 		if assert.Error(t, err, want) {
 			assert.Contains(t, err.Error(), want)
 		}
@@ -77,7 +77,7 @@ func TestDeclinedDeclarationErrors(t *testing.T) {
 		`unknown backend "executorch.tpu"`:                       mod(func(d *pm.Declined) { d.Backend = "executorch.tpu" }),
 		`stage "fx-program-fixes" is not a stage of target onnx`: mod(func(d *pm.Declined) { d.Stage = pm.StageFXProgramFixes }),
 	} {
-		err := pm.NewCatalog().AddDeclined(d)
+		err := testCatalog().AddDeclined(d)
 		if assert.Error(t, err, want) {
 			assert.Contains(t, err.Error(), want)
 		}
@@ -85,7 +85,7 @@ func TestDeclinedDeclarationErrors(t *testing.T) {
 }
 
 func TestInvariantNamesClaimedAcrossRegistries(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	mustAdd(t, c.AddInvariant(goodInvariant()))
 	d := goodDeclined()
 	d.Name = "topk-always-sorted"

@@ -13,7 +13,7 @@ import (
 //
 // The node-fix driver of a backend walks a snapshot of every node (regions
 // included; nodes inserted during the walk are not revisited) and tries the
-// fixes whose targets include the node's op, in registration order; the
+// fixes whose targets include the node's op, in catalog-ID order; the
 // first that returns true consumes the node. Then it runs DCE.
 type NodeFix struct {
 	ID      string

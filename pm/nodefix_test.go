@@ -12,11 +12,11 @@ import (
 )
 
 // Node fixes of "executorch" and "executorch.xnnpack" may share targets;
-// for an xnnpack export both apply, tried in registration order, and the
+// for an xnnpack export both apply, tried in catalog-ID order, and the
 // first that returns true consumes the node.
 func TestNodeFixFirstMatchWins(t *testing.T) {
 	var calls []string
-	c := pm.NewCatalog()
+	c := testCatalog()
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ET-NF90", Name: "claim-relu-of-add", Doc: "d", Backend: pm.BackendExecuTorch,
 		Targets: []string{"aten::relu"},
 		Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {
@@ -41,7 +41,7 @@ func TestNodeFixFirstMatchWins(t *testing.T) {
 			n.Result().ReplaceAllUsesWith(v)
 			return true, nil // the dead relu is left to DCE
 		}}))
-	mustAdd(t, c.AddNodeFix(&pm.NodeFix{Name: "cuda-only", Doc: "d", Backend: "executorch.cuda",
+	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ET-NF92", Name: "cuda-only", Doc: "d", Backend: "executorch.cuda",
 		Targets: []string{"aten::relu"}, Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {
 			calls = append(calls, "cuda:"+n.Results[0].Name)
 			return true, nil
@@ -82,7 +82,7 @@ func TestNodeFixFirstMatchWins(t *testing.T) {
 }
 
 func TestNodeFixDriverInstances(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	n := 0
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ONNX-FX03", Name: "count-detach", Doc: "d", Backend: pm.BackendAll,
 		Targets: []string{"aten::detach"}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { n++; return false, nil }}))
@@ -115,8 +115,8 @@ const regionText = `graph forward(%pred: b8[], %x: f32[4]) {
 
 // Drivers walk regions too; patches applied inside a region revert exactly.
 func TestDriversWalkRegions(t *testing.T) {
-	c := pm.NewCatalog()
-	mustAdd(t, c.AddPatch(reluPatch("relu-as-neg-mul", pm.BackendONNX)))
+	c := testCatalog()
+	addPatch(t, c, reluPatch("relu-as-neg-mul", pm.BackendONNX))
 	var seen []string
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{Name: "sin-to-neg", Doc: "d", Backend: pm.BackendONNX, Targets: []string{"aten::sin"},
 		Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {

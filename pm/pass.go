@@ -39,8 +39,11 @@ type Pass struct {
 	// Run transforms p. It reports whether it changed p.
 	Run func(p *ir.Program, c *Ctx) (Result, error)
 
-	// driver marks pm's built-in registry drivers, which Build places itself.
+	// driver marks pm's built-in registry drivers.
 	driver bool
+	// idle, when set, tells Build to leave the pass out of a default
+	// pipeline because it has nothing to run for the backend.
+	idle func(c *Catalog, backend string) bool
 	// synthetic marks passes the catalog derives from another registry
 	// (program fixes); listings show the original entry instead.
 	synthetic bool

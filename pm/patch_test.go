@@ -17,15 +17,15 @@ const methodTarget = "transformers.models.nllb_moe.modeling_nllb_moe.NllbMoeTop2
 // patchCatalog registers, in this order: a relu rewrite, an identity
 // patch on detach (torch API path) and a model-method patch.
 func patchCatalog(t *testing.T) *pm.Catalog {
-	c := pm.NewCatalog()
-	mustAdd(t, c.AddPatch(reluPatch("relu-as-neg-mul", pm.BackendONNX)))
-	mustAdd(t, c.AddPatch(detachPatch("drop-detach", pm.BackendONNX)))
-	mustAdd(t, c.AddPatch(&pm.Patch{ID: "DYN-P03", Name: "skip-cast-classifier", Doc: "neg the classifier cast",
+	c := testCatalog()
+	addPatch(t, c, reluPatch("relu-as-neg-mul", pm.BackendONNX))
+	addPatch(t, c, detachPatch("drop-detach", pm.BackendONNX))
+	addPatch(t, c, &pm.Patch{ID: "DYN-P03", Name: "skip-cast-classifier", Doc: "neg the classifier cast",
 		Backend: pm.BackendAll, Stage: pm.StageModelPatches, Targets: []string{methodTarget},
 		Rewrite: func(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
 			v, err := b.Value(ir.MustLookupOp("aten.sin.default"), n.Args[0])
 			return []*ir.Value{v}, err
-		}}))
+		}})
 	return c
 }
 
@@ -153,9 +153,9 @@ func TestRevertRefusesTakenNamesAndMovedUsers(t *testing.T) {
 
 func TestPatchContract(t *testing.T) {
 	mk := func(rw func(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error)) *pm.Catalog {
-		c := pm.NewCatalog()
-		mustAdd(t, c.AddPatch(&pm.Patch{Name: "bad", Doc: "d", Backend: "onnx", Stage: pm.StageTorchPatches,
-			Targets: []string{"aten::add.Tensor"}, Rewrite: rw}))
+		c := testCatalog()
+		addPatch(t, c, &pm.Patch{Name: "bad", Doc: "d", Backend: "onnx", Stage: pm.StageTorchPatches,
+			Targets: []string{"aten::add.Tensor"}, Rewrite: rw})
 		return c
 	}
 	run := func(c *pm.Catalog) error {
@@ -202,8 +202,8 @@ func TestExportPatchSelection(t *testing.T) {
 	c := patchCatalog(t)
 	optin := reluPatch("opt-in-relu", pm.BackendONNX)
 	optin.ID, optin.OptIn, optin.Stage = "ONNX-P98", true, pm.StageONNXPatches
-	mustAdd(t, c.AddPatch(optin))
-	mustAdd(t, c.AddPatch(detachPatch("et-detach", pm.BackendExecuTorch)))
+	addPatch(t, c, optin)
+	addPatch(t, c, detachPatch("et-detach", pm.BackendExecuTorch))
 
 	exp, err := pm.NewExport(pm.TargetONNX, "", pm.WithCatalog(c))
 	require.NoError(t, err)

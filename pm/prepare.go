@@ -9,7 +9,7 @@ import (
 
 // BackendPrepare prepares a program for an ExecuTorch backend and names the
 // partitioners lowering uses (ET-B*). The backend-prepare driver runs every
-// prepare that applies to the export's backend, in registration order.
+// prepare that applies to the export's backend, in catalog-ID order.
 type BackendPrepare struct {
 	ID, Name, Doc string
 	// Backend is "executorch" or one of "executorch.*".

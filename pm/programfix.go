@@ -7,9 +7,9 @@ import (
 )
 
 // ProgramFix repairs a whole program (ET-PF*, DYN-S10). Each registered
-// program fix becomes a pass of the same name in its Stage; the default
-// pipeline runs them in registration order, and Requires orders them
-// against other passes.
+// program fix becomes a pass of the same name in its Stage; the pipeline
+// tables (pipelines.go) place it, and Requires checks its order against
+// other passes.
 type ProgramFix struct {
 	ID       string
 	Name     string

@@ -2,6 +2,7 @@ package pm
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 )
 
@@ -31,16 +32,28 @@ type EntryInfo struct {
 
 // Registry is an ordered, name-indexed set of entries of one kind. It is
 // filled at init time and read-only afterwards; lookups and listings are
-// safe for concurrent use and list entries in registration order.
+// safe for concurrent use. Entries are kept in a canonical order that does
+// not depend on registration order (hence not on Go's init order, which
+// follows file names): by catalog ID, then name, unless the catalog orders
+// the kind itself (patches follow PatchOrder).
 type Registry[T Entry] struct {
 	kind    EntryKind
 	mu      sync.RWMutex
 	entries []T
 	byName  map[string]int
+	less    func(a, b EntryInfo) bool
 }
 
 func newRegistry[T Entry](kind EntryKind) *Registry[T] {
-	return &Registry[T]{kind: kind, byName: map[string]int{}}
+	return &Registry[T]{kind: kind, byName: map[string]int{}, less: byIDThenName}
+}
+
+// byIDThenName is the canonical entry order.
+func byIDThenName(a, b EntryInfo) bool {
+	if a.ID != b.ID {
+		return a.ID < b.ID
+	}
+	return a.Name < b.Name
 }
 
 // Kind is the kind of the registry's entries.
@@ -60,12 +73,20 @@ func (r *Registry[T]) add(e T, check func(existing []T) error) error {
 			return err
 		}
 	}
-	r.byName[name] = len(r.entries)
-	r.entries = append(r.entries, e)
+	// Insert at the entry's place in the canonical order.
+	info := e.Info()
+	i := sort.Search(len(r.entries), func(i int) bool { return r.less(info, r.entries[i].Info()) })
+	var zero T
+	r.entries = append(r.entries, zero)
+	copy(r.entries[i+1:], r.entries[i:])
+	r.entries[i] = e
+	for j := i; j < len(r.entries); j++ {
+		r.byName[r.entries[j].Info().Name] = j
+	}
 	return nil
 }
 
-// All returns the entries in registration order.
+// All returns the entries in the registry's canonical order.
 func (r *Registry[T]) All() []T {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -91,7 +112,7 @@ func (r *Registry[T]) Lookup(name string) (T, bool) {
 	return r.entries[i], true
 }
 
-// ByID returns the entries tagged with a catalog ID, in registration order.
+// ByID returns the entries tagged with a catalog ID, in canonical order.
 func (r *Registry[T]) ByID(id string) []T {
 	var out []T
 	for _, e := range r.All() {
@@ -102,7 +123,7 @@ func (r *Registry[T]) ByID(id string) []T {
 	return out
 }
 
-// List describes every entry, in registration order.
+// List describes every entry, in canonical order.
 func (r *Registry[T]) List() []EntryInfo {
 	all := r.All()
 	out := make([]EntryInfo, 0, len(all))

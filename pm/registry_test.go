@@ -111,7 +111,7 @@ func TestUnresolvedPatchTargetRejected(t *testing.T) {
 		assert.Contains(t, err.Error(), `target "`+target+`"`)
 		assert.Contains(t, err.Error(), want)
 		// Registration fails the same way and leaves no trace.
-		c := pm.NewCatalog()
+		c := testCatalog()
 		require.Error(t, c.AddPatch(p))
 		assert.Zero(t, c.Patches.Len())
 		require.NoError(t, c.AddPatch(reluPatch("bad-target", pm.BackendONNX)), "the name stays free")
@@ -158,7 +158,7 @@ func TestPatchDeclarationErrors(t *testing.T) {
 }
 
 func TestNameClashAcrossRegistries(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	require.NoError(t, c.AddPatch(reluPatch("shared-name", pm.BackendONNX)))
 	err := c.AddNodeFix(&pm.NodeFix{Name: "shared-name", Doc: "x", Backend: pm.BackendONNX,
 		Targets: []string{"aten::neg"}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }})
@@ -175,7 +175,7 @@ func fix(name, backend string, targets ...string) *pm.NodeFix {
 }
 
 func TestOverlappingNodeFixTargetsRejected(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	require.NoError(t, c.AddNodeFix(fix("fix-a", pm.BackendONNX, "aten::detach_", "aten::relu")))
 	err := c.AddNodeFix(fix("fix-b", pm.BackendONNX, "aten.neg.default", "aten.relu.default"))
 	require.Error(t, err)
@@ -202,15 +202,15 @@ func (fakeRewriter) Rewrite(any) (bool, error) { return false, nil }
 
 // allKinds fills a catalog with one entry of every kind.
 func allKinds(t *testing.T) *pm.Catalog {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	mustAdd(t, c.AddCaptureStep(&pm.CaptureStep{ID: "DYN-P03", Name: "skip-classifier-cast", Backend: pm.BackendAll,
 		Stage: pm.StageModelPatches, Target: "transformers.models.nllb_moe.modeling_nllb_moe.NllbMoeTop2Router._cast_classifier",
 		Reason: "untraceable dtype cast of the classifier weights\n\nCapture replaces it with a no-op."}))
 	mustAdd(t, c.AddBackendPrepare(&pm.BackendPrepare{ID: "ET-B02", Name: "xnnpack-partitioner", Doc: "select the XNNPACK partitioner",
 		Backend: "executorch.xnnpack", Partitioners: []string{"XnnpackPartitioner"}}))
-	mustAdd(t, c.AddPatch(reluPatch("relu-as-neg-mul", pm.BackendONNX)))
-	mustAdd(t, c.AddProgramFix(&pm.ProgramFix{ID: "DYN-S10", Name: "drop-unused-weights", Doc: "erase unused weight placeholders",
-		Backend: pm.BackendAll, Stage: pm.StageStateCleanup, Fix: func(*ir.Program, *pm.Ctx) (bool, error) { return false, nil }}))
+	addPatch(t, c, reluPatch("relu-as-neg-mul", pm.BackendONNX))
+	addProgramFix(t, c, &pm.ProgramFix{ID: "DYN-S10", Name: "drop-unused-weights", Doc: "erase unused weight placeholders",
+		Backend: pm.BackendAll, Stage: pm.StageStateCleanup, Fix: func(*ir.Program, *pm.Ctx) (bool, error) { return false, nil }})
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ONNX-FX03", Name: "fix-detach-inplace", Doc: "detach_ → detach",
 		Backend: pm.BackendONNX, Targets: []string{"aten::detach_"}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }}))
 	mustAdd(t, c.AddTranslation(&pm.Translation{ID: "ONNX-TR05", Name: "translate-mul", Doc: "mul with a cast",
@@ -245,8 +245,9 @@ func TestListing(t *testing.T) {
 			passes = append(passes, e.Name)
 		}
 	}
-	assert.Equal(t, []string{"backend-prepare", "apply-model-patches", "apply-torch-patches", "apply-onnx-patches",
-		"apply-executorch-patches", "onnx-node-fixes", "onnx-node-fixes-after-decompose", "executorch-node-fixes", "dce"}, passes)
+	// In the order of their first table row, then the passes no table names.
+	assert.Equal(t, []string{"apply-model-patches", "apply-torch-patches", "onnx-node-fixes", "apply-onnx-patches",
+		"onnx-node-fixes-after-decompose", "backend-prepare", "apply-executorch-patches", "executorch-node-fixes", "dce"}, passes)
 	// Lookups.
 	_, ok := c.Passes.Lookup("drop-unused-weights")
 	assert.True(t, ok, "a program fix is runnable as a pass")
@@ -267,7 +268,7 @@ func joinTargets(ts []string) string {
 }
 
 func TestOtherRegistriesValidate(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	err := c.AddTranslation(&pm.Translation{Name: "tr", Doc: "d", Targets: []string{"aten::nosuch"}, Impl: fakeTranslator{}})
 	require.ErrorContains(t, err, `onnx-translation "tr": target "aten::nosuch": unknown op`)
 	mustAdd(t, c.AddTranslation(&pm.Translation{Name: "tr1", Doc: "d", Targets: []string{"aten::mm"}, Impl: fakeTranslator{}}))
@@ -318,7 +319,7 @@ func TestPassDeclarationErrors(t *testing.T) {
 }
 
 func TestBuiltinDriversRun(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	var order []string
 	mustAdd(t, c.AddBackendPrepare(&pm.BackendPrepare{ID: "ET-B05", Name: "make-contiguous", Doc: "d", Backend: pm.BackendExecuTorch,
 		Prepare: func(p *ir.Program, c *pm.Ctx) error {
@@ -330,14 +331,14 @@ func TestBuiltinDriversRun(t *testing.T) {
 		Partitioners: []string{"XnnpackPartitioner"}}))
 	mustAdd(t, c.AddBackendPrepare(&pm.BackendPrepare{ID: "ET-B04", Name: "cuda-partitioner", Doc: "d", Backend: "executorch.cuda",
 		Partitioners: []string{"CudaPartitioner"}, Prepare: func(*ir.Program, *pm.Ctx) error { order = append(order, "cuda"); return nil }}))
-	mustAdd(t, c.AddProgramFix(&pm.ProgramFix{ID: "ET-PF01", Name: "widen-ranges", Doc: "d", Backend: pm.BackendExecuTorch,
+	addProgramFix(t, c, &pm.ProgramFix{ID: "ET-PF01", Name: "widen-ranges", Doc: "d", Backend: pm.BackendExecuTorch,
 		Stage: pm.StageFXProgramFixes, Fix: func(p *ir.Program, c *pm.Ctx) (bool, error) {
 			order = append(order, "fix:"+c.Pass().Name)
 			return true, nil
-		}}))
-	mustAdd(t, c.AddProgramFix(&pm.ProgramFix{ID: "ET-PF02", Name: "fill-placeholders", Doc: "d", Backend: pm.BackendExecuTorch,
+		}})
+	addProgramFix(t, c, &pm.ProgramFix{ID: "ET-PF02", Name: "fill-placeholders", Doc: "d", Backend: pm.BackendExecuTorch,
 		Stage: pm.StageFXProgramFixes, Requires: []pm.Requirement{{After: "widen-ranges", Why: "test"}},
-		Fix: func(p *ir.Program, c *pm.Ctx) (bool, error) { order = append(order, "fix2"); return false, nil }}))
+		Fix: func(p *ir.Program, c *pm.Ctx) (bool, error) { order = append(order, "fix2"); return false, nil }})
 
 	pl, err := c.Build(pm.TargetExecuTorch, "")
 	require.NoError(t, err)

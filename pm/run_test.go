@@ -17,8 +17,8 @@ import (
 
 // runCatalog has passes in dynamo.state-cleanup that misbehave on purpose.
 func runCatalog(t *testing.T) *pm.Catalog {
-	c := pm.NewCatalog()
-	add := func(p *pm.Pass) { mustAdd(t, c.AddPass(p)) }
+	c := testCatalog()
+	add := func(p *pm.Pass) { addPass(t, c, p) }
 	// break-order moves the last node to the front: its operand is then
 	// defined after it, which only the verifier notices.
 	add(testPass("break-order", pm.StageStateCleanup, func(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
@@ -117,7 +117,7 @@ func TestPanicBecomesPassError(t *testing.T) {
 }
 
 func TestPanicInsideFixNamesFixAndNode(t *testing.T) {
-	c := pm.NewCatalog()
+	c := testCatalog()
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{Name: "fix-boom", Doc: "d", Backend: pm.BackendONNX, Targets: []string{"aten::add.Tensor"},
 		Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) { panic("boom") }}))
 	pl, err := c.Build(pm.TargetONNX, "")

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +85,55 @@ func checkPipelineGolden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// Every table row names a registered pass, every registered pass with a
+// stage is in a table and every patch in PatchOrder (fxport links every
+// target, so this is the full check).
+func TestBuiltinTables(t *testing.T) {
+	if err := pm.CheckBuiltins(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The pipelines, listings and patch order do not depend on the order in
+// which Go initializes (hence registers) the workaround files: every entry
+// of Default registered into a fresh catalog in shuffled order gives the
+// same results. Renaming or moving a source file changes only that order.
+func TestPipelinesIgnoreRegistrationOrder(t *testing.T) {
+	describe := func(c *pm.Catalog) string {
+		var b strings.Builder
+		pls, err := c.BuildAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pl := range pls {
+			fmt.Fprintln(&b, pl.String())
+			e, err := pm.NewExport(pl.Target, pl.Backend, pm.WithCatalog(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, strings.Join(e.PatchNames(), ","), e.Partitioners())
+		}
+		for _, e := range c.List() {
+			fmt.Fprintln(&b, e.Kind, e.Name, e.Stage)
+		}
+		return b.String()
+	}
+	want := describe(pm.Default)
+	entries := pm.Default.Entries()
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := range 5 {
+		perm := r.Perm(len(entries))
+		c := pm.NewCatalog()
+		for _, j := range perm {
+			if err := c.Add(entries[j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := describe(c); got != want {
+			t.Fatalf("shuffle %d: registration order changed the pipelines or listings:\ngot:\n%s\nwant:\n%s", i, got, want)
+		}
 	}
 }
