@@ -2,6 +2,7 @@ package pte
 
 import (
 	"fmt"
+	"math/bits"
 
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 )
@@ -95,8 +96,12 @@ func (f *File) checkPlan(plan *etfb.ExecutionPlanT) error {
 			}
 		case *etfb.TensorListT:
 			for j, it := range x.Items {
-				if err := valueIdx(fmt.Sprintf("%s(TensorList).items[%d]", where, j), int64(it)); err != nil {
+				w := fmt.Sprintf("%s(TensorList).items[%d]", where, j)
+				if err := valueIdx(w, int64(it)); err != nil {
 					return err
+				}
+				if t := plan.Values[it]; t == nil || t.Val == nil || t.Val.Type != etfb.KernelTypesTensor {
+					return fmt.Errorf("%s: value %d is not a Tensor", w, it)
 				}
 			}
 		case *etfb.OptionalTensorListT:
@@ -104,8 +109,12 @@ func (f *File) checkPlan(plan *etfb.ExecutionPlanT) error {
 				if it == -1 {
 					continue
 				}
-				if err := valueIdx(fmt.Sprintf("%s(OptionalTensorList).items[%d]", where, j), int64(it)); err != nil {
+				w := fmt.Sprintf("%s(OptionalTensorList).items[%d]", where, j)
+				if err := valueIdx(w, int64(it)); err != nil {
 					return err
+				}
+				if t := plan.Values[it]; t != nil && t.Val != nil && t.Val.Type != etfb.KernelTypesTensor && t.Val.Type != etfb.KernelTypesNull {
+					return fmt.Errorf("%s: value %d is neither a Tensor nor None", w, it)
 				}
 			}
 		case *etfb.TensorT:
@@ -210,8 +219,23 @@ func (f *File) checkTensor(plan *etfb.ExecutionPlanT, t *etfb.TensorT) error {
 	case t.DataBufferIdx > 0 && !external && int(t.DataBufferIdx) >= f.numConstants():
 		return fmt.Errorf("data_buffer_idx %d out of range (%d constant slots)", t.DataBufferIdx, f.numConstants())
 	}
+	for i, d := range t.Sizes {
+		if d < 0 {
+			return fmt.Errorf("sizes[%d] = %d is negative", i, d)
+		}
+	}
+	if _, ok := tensorBytes(t); !ok && ScalarTypeSize(t.ScalarType) != 0 {
+		return fmt.Errorf("sizes %v: the byte size overflows 2^62", t.Sizes)
+	}
 	if len(t.DimOrder) != len(t.Sizes) {
 		return fmt.Errorf("dim_order has %d entries for %d sizes", len(t.DimOrder), len(t.Sizes))
+	}
+	seen := make([]bool, len(t.DimOrder))
+	for i, d := range t.DimOrder {
+		if int(d) >= len(seen) || seen[d] {
+			return fmt.Errorf("dim_order[%d] = %d: dim_order %v is not a permutation", i, d, t.DimOrder)
+		}
+		seen[d] = true
 	}
 	if a := t.AllocationInfo; a != nil {
 		if int(a.MemoryId) >= len(plan.NonConstBufferSizes) {
@@ -238,10 +262,16 @@ func tensorBytes(t *etfb.TensorT) (uint64, bool) {
 		if s < 0 {
 			return 0, false
 		}
-		n *= uint64(s)
-		if n > 1<<62 {
+		if s == 0 {
+			return 0, true
+		}
+	}
+	for _, s := range t.Sizes {
+		hi, lo := bits.Mul64(n, uint64(s))
+		if hi != 0 || lo > 1<<62 {
 			return 0, false
 		}
+		n = lo
 	}
 	return n, true
 }

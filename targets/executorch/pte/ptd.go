@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/fxport/fxport/internal/inputfile"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 	ftfb "github.com/fxport/fxport/targets/executorch/fb/flat_tensor_flatbuffer"
 	"github.com/fxport/fxport/targets/executorch/internal/fbs"
@@ -39,7 +39,7 @@ type NamedTensor struct {
 
 // ReadPTD reads and decodes the .ptd file at path.
 func ReadPTD(path string) (*DataFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, 0)
 	if err != nil {
 		return nil, err
 	}

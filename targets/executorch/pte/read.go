@@ -2,7 +2,8 @@ package pte
 
 import (
 	"fmt"
-	"os"
+
+	"github.com/fxport/fxport/internal/inputfile"
 
 	bpfb "github.com/fxport/fxport/targets/executorch/fb/bundled_program_flatbuffer"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
@@ -11,7 +12,7 @@ import (
 
 // Read reads and decodes the .pte (or .bpte) file at path.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,38 +1,17 @@
 package pte
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fxport/fxport/internal/testenv"
 )
 
-// genuineDir finds shared/testdata/pte: beside the repository checkout
-// (../shared from the repo root), one level further up, or inside it.
+// genuineDir finds shared/testdata/pte (testenv.Shared): a test without it
+// skips naming the step that provides it, and fails under CI.
 func genuineDir(t testing.TB) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Skip("repository root (go.mod) not found")
-		}
-		root = parent
-	}
-	for _, rel := range []string{"../shared/testdata/pte", "../../shared/testdata/pte", "shared/testdata/pte"} {
-		dir := filepath.Join(root, rel)
-		if _, err := os.Stat(filepath.Join(dir, "PROVENANCE.md")); err == nil {
-			return dir
-		}
-	}
-	t.Skipf("genuine ExecuTorch files not found (looked for shared/testdata/pte next to or inside %s)", root)
-	return ""
+	return testenv.Shared(t, "testdata/pte")
 }
 
 func genuineFiles(t testing.TB, pattern string) []string {

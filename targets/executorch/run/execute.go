@@ -28,7 +28,20 @@ const maxSteps = 10_000_000
 // bound to an unplanned value that the method writes (a user input's
 // write-back copy_) is updated in place (shared_inputs.go); a planned
 // input is a copy, and the caller's tensor is left as it was.
-func (m *Method) Execute(inputs []interp.Value) ([]interp.Value, error) {
+//
+// A runner bug that panics on a malformed program is returned as an error
+// naming the file (the hostile-input tests fail on it); it never crashes
+// the caller.
+func (m *Method) Execute(inputs []interp.Value) (outs []interp.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			outs, err = nil, fmt.Errorf("%s: method %s: internal error, please report it (runner panic: %v)", m.file.Name, m.name, r)
+		}
+	}()
+	return m.execute(inputs)
+}
+
+func (m *Method) execute(inputs []interp.Value) ([]interp.Value, error) {
 	where := fmt.Sprintf("%s: method %s", m.file.Name, m.name)
 	if len(inputs) != len(m.plan.Inputs) {
 		return nil, fmt.Errorf("%s: %d inputs given, the method takes %d", where, len(inputs), len(m.plan.Inputs))
@@ -128,18 +141,19 @@ func (m *Method) bindInput(vi int, in interp.Value) error {
 }
 
 // value returns a value of the table as an interpreter value: tensors are
-// decoded, lists resolved.
+// decoded, lists resolved. A list's items are resolved one level deep: an
+// item that is itself a list is refused (ExecuTorch's lists hold tensors
+// or scalars), so a list that lists itself or a cycle of lists is an
+// error, not a recursion.
 func (m *Method) value(vi int) (interp.Value, error) {
 	if vi < 0 || vi >= len(m.vals) {
 		return nil, fmt.Errorf("value index %d out of range (%d values)", vi, len(m.vals))
 	}
 	switch v := m.vals[vi].(type) {
-	case *slot:
-		return v.read()
 	case intList:
 		out := make([]interp.Value, len(v))
 		for i, e := range v {
-			x, err := m.value(int(e))
+			x, err := m.item(vi, int(e))
 			if err != nil {
 				return nil, fmt.Errorf("IntList item %d: %w", i, err)
 			}
@@ -164,7 +178,7 @@ func (m *Method) value(vi int) (interp.Value, error) {
 	case tensorList:
 		out := make([]interp.Value, len(v))
 		for i, e := range v {
-			x, err := m.value(int(e))
+			x, err := m.item(vi, int(e))
 			if err != nil {
 				return nil, fmt.Errorf("TensorList item %d: %w", i, err)
 			}
@@ -177,13 +191,45 @@ func (m *Method) value(vi int) (interp.Value, error) {
 			if e < 0 {
 				continue
 			}
-			x, err := m.value(int(e))
+			x, err := m.item(vi, int(e))
 			if err != nil {
 				return nil, fmt.Errorf("OptionalTensorList item %d: %w", i, err)
 			}
 			out[i] = x
 		}
 		return out, nil
+	}
+	return m.scalar(vi)
+}
+
+// isList reports whether v is one of the list kinds of the value table.
+func isList(v any) bool {
+	switch v.(type) {
+	case intList, doubleList, boolList, tensorList, optTensorList, []interp.Value:
+		return true
+	}
+	return false
+}
+
+// item resolves item e of list value li: a value that is not a list.
+func (m *Method) item(li, e int) (interp.Value, error) {
+	if e < 0 || e >= len(m.vals) {
+		return nil, fmt.Errorf("value index %d out of range (%d values)", e, len(m.vals))
+	}
+	if isList(m.vals[e]) {
+		if e == li {
+			return nil, fmt.Errorf("value %d lists itself", e)
+		}
+		return nil, fmt.Errorf("value %d is a list inside list %d", e, li)
+	}
+	return m.scalar(e)
+}
+
+// scalar returns a non-list value: a tensor decoded, anything else as it
+// stands.
+func (m *Method) scalar(vi int) (interp.Value, error) {
+	if s, ok := m.vals[vi].(*slot); ok {
+		return s.read()
 	}
 	return m.vals[vi], nil
 }

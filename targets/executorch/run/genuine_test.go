@@ -2,25 +2,20 @@ package run
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/fxport/fxport/internal/testenv"
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
-// genuineDir finds shared/testdata/pte next to the checkout.
+// genuineDir finds shared/testdata/pte (testenv.Shared: a test without it
+// skips naming the step that provides it, and fails under CI).
 func genuineDir(t *testing.T) string {
 	t.Helper()
-	for _, rel := range []string{"../../../../shared/testdata/pte", "../../../../../shared/testdata/pte", "../../../shared/testdata/pte"} {
-		if _, err := os.Stat(filepath.Join(rel, "PROVENANCE.md")); err == nil {
-			return rel
-		}
-	}
-	t.Skip("genuine ExecuTorch files (shared/testdata/pte) not found")
-	return ""
+	return testenv.Shared(t, "testdata/pte")
 }
 
 func readGenuine(t *testing.T, name string) *pte.File {

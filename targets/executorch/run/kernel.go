@@ -140,6 +140,9 @@ func (m *Method) store(vi int, r interp.Value) error {
 			return fmt.Errorf("%s for a %d-tensor list (value %d)", interp.Describe(r), len(dst), vi)
 		}
 		for i, e := range dst {
+			if int(e) >= 0 && int(e) < len(m.vals) && isList(m.vals[e]) {
+				return fmt.Errorf("item %d: value %d is a list inside list %d", i, e, vi)
+			}
 			if err := m.store(int(e), l[i]); err != nil {
 				return fmt.Errorf("item %d: %w", i, err)
 			}

@@ -13,8 +13,12 @@ type Options struct {
 	Method string
 	// Data are external data files (.ptd) holding EXTERNAL constants.
 	Data []*pte.DataFile
-	// MaxArenaBytes bounds the planned arenas' total size; 0 means 1 GiB.
+	// MaxArenaBytes bounds the planned arenas' total size; 0 means
+	// DefaultMaxArenaBytes.
 	MaxArenaBytes int64
+	// MaxTensorBytes bounds one tensor (declared, constant, input or
+	// result); 0 means DefaultMaxTensorBytes.
+	MaxTensorBytes int64
 	// AliasingMoves runs MoveCall as ExecuTorch's runtime does: the
 	// destination value is assigned the source value, so a tensor
 	// destination then shares the source's memory (and shape) instead of
@@ -26,15 +30,16 @@ type Options struct {
 
 // Method is a loaded method: its arenas and its value table.
 type Method struct {
-	file   *pte.File
-	name   string
-	plan   *etfb.ExecutionPlanT
-	dels   []pte.Delegate
-	data   []*pte.DataFile // Options.Data: EXTERNAL constants and external named data
-	arenas [][]byte
-	alias  bool          // Options.AliasingMoves
-	vals   []any         // *slot, int64, float64, bool, string, nil, or a list (lists.go)
-	shared []sharedInput // unplanned tensor inputs of the current execution (shared_inputs.go)
+	file      *pte.File
+	name      string
+	plan      *etfb.ExecutionPlanT
+	dels      []pte.Delegate
+	data      []*pte.DataFile // Options.Data: EXTERNAL constants and external named data
+	arenas    [][]byte
+	alias     bool          // Options.AliasingMoves
+	maxTensor int64         // Options.MaxTensorBytes, defaulted
+	vals      []any         // *slot, int64, float64, bool, string, nil, or a list (lists.go)
+	shared    []sharedInput // unplanned tensor inputs of the current execution (shared_inputs.go)
 }
 
 // intList, tensorList and optTensorList hold value indices; doubleList and
@@ -50,7 +55,20 @@ type (
 // Load prepares a method of f for execution: it allocates the planned
 // arenas (non_const_buffer_sizes), places every planned tensor at its
 // (memory_id, offset) window and loads constants.
-func Load(f *pte.File, opts Options) (*Method, error) {
+//
+// Load validates what it uses (sizes against the bytes present and the
+// limits of opts, offsets, indices); a runner bug that panics on a
+// malformed program is returned as an error naming the file.
+func Load(f *pte.File, opts Options) (m *Method, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("%s: internal error, please report it (runner panic while loading: %v)", f.Name, r)
+		}
+	}()
+	return load(f, opts)
+}
+
+func load(f *pte.File, opts Options) (*Method, error) {
 	name := opts.Method
 	if name == "" {
 		name = "forward"
@@ -66,7 +84,7 @@ func Load(f *pte.File, opts Options) (*Method, error) {
 	if mi < 0 {
 		return nil, fmt.Errorf("%s: no method %q (methods: %v)", f.Name, name, names)
 	}
-	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates, data: opts.Data, alias: opts.AliasingMoves}
+	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates, data: opts.Data, alias: opts.AliasingMoves, maxTensor: opts.maxTensorBytes()}
 	if err := m.allocArenas(opts); err != nil {
 		return nil, fmt.Errorf("%s: method %s: %w", f.Name, name, err)
 	}
@@ -82,19 +100,18 @@ func Load(f *pte.File, opts Options) (*Method, error) {
 }
 
 func (m *Method) allocArenas(opts Options) error {
-	limit := opts.MaxArenaBytes
-	if limit == 0 {
-		limit = 1 << 30
-	}
+	limit := opts.maxArenaBytes()
 	var total int64
 	for i, n := range m.plan.NonConstBufferSizes {
 		if n < 0 {
-			return fmt.Errorf("non_const_buffer_sizes[%d] = %d", i, n)
+			return fmt.Errorf("non_const_buffer_sizes[%d] = %d is negative", i, n)
+		}
+		if n > limit-total {
+			return fmt.Errorf("non_const_buffer_sizes: the planned arenas need at least %d bytes, over the %d-byte limit (raise it with --max-arena-bytes)", total+n, limit)
 		}
 		total += n
-		if total > limit {
-			return fmt.Errorf("planned arenas need %d bytes, over the %d-byte limit", total, limit)
-		}
+	}
+	for _, n := range m.plan.NonConstBufferSizes {
 		m.arenas = append(m.arenas, make([]byte, n))
 	}
 	return nil
@@ -134,13 +151,17 @@ func (m *Method) loadValue(i int, ev *etfb.EValueT, opts Options) (any, error) {
 func (m *Method) loadTensor(i int, t *etfb.TensorT, opts Options) (*slot, error) {
 	dt, err := dtypeOf(t.ScalarType)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scalar_type: %w", err)
 	}
 	s := &slot{index: i, dt: dt, dyn: t.ShapeDynamism}
 	for _, d := range t.Sizes {
 		s.sizes = append(s.sizes, int64(d))
 	}
 	s.shape = append([]int64(nil), s.sizes...)
+	nbytes, err := tensorBytes(s.sizes, dt, opts.maxTensorBytes())
+	if err != nil {
+		return nil, fmt.Errorf("tensor: %w", err)
+	}
 	if len(t.DimOrder) != len(t.Sizes) {
 		return nil, fmt.Errorf("dim_order %v for sizes %v", t.DimOrder, t.Sizes)
 	}
@@ -155,7 +176,6 @@ func (m *Method) loadTensor(i int, t *etfb.TensorT, opts Options) (*slot, error)
 	if t.StorageOffset != 0 {
 		return nil, fmt.Errorf("storage_offset %d (must be 0)", t.StorageOffset)
 	}
-	nbytes := numel(s.sizes) * int64(dt.Size())
 	external := t.ExtraTensorInfo != nil && t.ExtraTensorInfo.Location == etfb.TensorDataLocationEXTERNAL
 	switch {
 	case external:
@@ -166,15 +186,16 @@ func (m *Method) loadTensor(i int, t *etfb.TensorT, opts Options) (*slot, error)
 		return s.constantFrom(data, nbytes)
 	case t.AllocationInfo != nil:
 		a := t.AllocationInfo
-		off := int64(a.MemoryOffsetLow) | int64(a.MemoryOffsetHigh)<<32
+		off := uint64(a.MemoryOffsetLow) | uint64(a.MemoryOffsetHigh)<<32
 		if int(a.MemoryId) >= len(m.arenas) {
-			return nil, fmt.Errorf("memory_id %d out of range (%d planned buffers)", a.MemoryId, len(m.arenas))
+			return nil, fmt.Errorf("allocation_info.memory_id %d out of range (%d planned buffers)", a.MemoryId, len(m.arenas))
 		}
 		arena := m.arenas[a.MemoryId]
-		if off+nbytes > int64(len(arena)) {
-			return nil, fmt.Errorf("planned window [%d, %d) runs past buffer %d's %d bytes", off, off+nbytes, a.MemoryId, len(arena))
+		if off > uint64(len(arena)) || uint64(nbytes) > uint64(len(arena))-off {
+			return nil, fmt.Errorf("allocation_info: planned window [%d, +%d) runs past buffer %d's %d bytes", off, nbytes, a.MemoryId, len(arena))
 		}
-		s.mem = arena[off : off+nbytes : off+nbytes]
+		end := off + uint64(nbytes)
+		s.mem = arena[off:end:end]
 		s.planned = true
 		if t.DataBufferIdx > 0 {
 			// A mutable buffer: its initial state comes from the mutable data segment.

@@ -69,6 +69,9 @@ func (m *Method) runXNN(p *pte.XNNPayload, args []int32) error {
 			if err != nil {
 				return fmt.Errorf("xvalues[%d]: %w", i, err)
 			}
+			if len(xq.scales) > 1 && (xq.dim < 0 || xq.dim >= len(t.Dims) || int64(t.Dims[xq.dim]) != int64(len(xq.scales))) {
+				return fmt.Errorf("xvalues[%d]: %d per-channel scales along dim %d of dims %v", i, len(xq.scales), xq.dim, t.Dims)
+			}
 			r.quant[t.IdOut] = xq
 		}
 		switch {
@@ -203,7 +206,10 @@ func (r *xrun) constant(t *xnnfb.XNNTensorValueT) (*interp.Tensor, error) {
 	for i, d := range t.Dims {
 		dims[i] = int64(d)
 	}
-	n := numel(dims) * int64(dt.Size())
+	n, err := tensorBytes(dims, dt, r.m.maxTensor)
+	if err != nil {
+		return nil, err
+	}
 	if int64(len(data)) < n {
 		return nil, fmt.Errorf("constant %v %s needs %d bytes, has %d", dims, dt, n, len(data))
 	}
@@ -235,7 +241,9 @@ func (r *xrun) dequant(id uint32, t *interp.Tensor) *interp.Tensor {
 func channelStride(shape []int64, q *xquant) (inner, ch int64) {
 	inner, ch = 1, 1
 	if len(q.scales) > 1 && q.dim < len(shape) {
-		ch = shape[q.dim]
+		// runXNN checked the declared channel count; a value of another
+		// shape never indexes past the scales.
+		ch = min(shape[q.dim], int64(len(q.scales)))
 		for _, d := range shape[q.dim+1:] {
 			inner *= d
 		}
