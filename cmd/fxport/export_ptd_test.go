@@ -12,6 +12,7 @@ import (
 	"github.com/fxport/fxport/ir"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 	"github.com/fxport/fxport/targets/executorch/pte"
+	etrun "github.com/fxport/fxport/targets/executorch/run"
 )
 
 const mulAdd = "../../targets/executorch/emit/testdata/external_mul_add.fxir"
@@ -41,7 +42,7 @@ func TestExportExternalConstants(t *testing.T) {
 	// a = 3, b = 2: the seeded input x gives 3x + 2.
 	stdout, errOut, code := fxport(t, "run", out)
 	require.Equal(t, 0, code, errOut)
-	x := seeded(ir.Float32, []int64{2, 2}, 0).Float64s()
+	x := etrun.Seeded(ir.Float32, []int64{2, 2}, 0).Float64s()
 	want := make([]float64, len(x))
 	for i, v := range x {
 		want[i] = float64(float32(3)*float32(v) + float32(2))

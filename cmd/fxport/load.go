@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/fxport/fxport/frontends/fxtext"
 	"github.com/fxport/fxport/frontends/pt2"
+	"github.com/fxport/fxport/internal/inputfile"
 	"github.com/fxport/fxport/ir"
 )
 
@@ -14,15 +14,18 @@ import (
 // dump (.fx, .txt: print(gm.graph), gm.code, gm.print_readable() or
 // print(exported_program)), or what torch.export.save writes (.pt2).
 func loadProgram(path string) (*ir.Program, error) {
+	if err := inputfile.Check(path); err != nil {
+		return nil, err
+	}
 	switch ext := filepath.Ext(path); ext {
 	case ".fxir", ".ir":
-		src, err := os.ReadFile(path)
+		src, err := inputfile.ReadFile(path, 0)
 		if err != nil {
 			return nil, err
 		}
 		return ir.Parse(src, path)
 	case ".fx", ".txt":
-		src, err := os.ReadFile(path)
+		src, err := inputfile.ReadFile(path, 0)
 		if err != nil {
 			return nil, err
 		}

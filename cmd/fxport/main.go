@@ -23,6 +23,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fxport/fxport/internal/atomicfile"
 
 	_ "github.com/fxport/fxport/passes"             // the workaround catalog
 	_ "github.com/fxport/fxport/targets/executorch" // the ExecuTorch invariant and declined rows
@@ -48,7 +52,26 @@ func commands() []command {
 }
 
 func main() {
+	cleanupOnSignal(os.Exit)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// cleanupOnSignal makes an interrupted command (Ctrl-C, kill) remove the
+// temporary files of the outputs it was writing, then exit through exit
+// with 130 (SIGINT) or 143 (SIGTERM): nothing partial stays behind.
+func cleanupOnSignal(exit func(int)) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		n := atomicfile.RemoveTemps()
+		fmt.Fprintf(os.Stderr, "fxport: %v: stopped (%d partial output files removed)\n", s, n)
+		code := 130
+		if s == syscall.SIGTERM {
+			code = 143
+		}
+		exit(code)
+	}()
 }
 
 // errUsage marks errors that should print the command's usage.
@@ -76,7 +99,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != name {
 			continue
 		}
-		err := c.run(args[1:], stdout, stderr)
+		out := &checkedWriter{w: stdout}
+		err := c.run(args[1:], out, stderr)
+		if err == nil && out.err != nil {
+			// fxport run > /dev/full: the output is lost, say so.
+			err = fmt.Errorf("writing the output: %w", out.err)
+		}
 		switch {
 		case err == nil:
 			return 0
@@ -129,4 +157,22 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// checkedWriter remembers the first write error of w (a full disk, a
+// closed pipe), so that a command whose output was lost exits non-zero.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/interp/npy"
-	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/targets/executorch/pte"
 	etrun "github.com/fxport/fxport/targets/executorch/run"
 )
@@ -21,6 +20,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "directory to write output_<i>.npy into")
 	rtol := fs.Float64("rtol", etrun.DefaultRTol, "FILE.bpte: relative tolerance of the output comparison (ExecuTorch's default)")
 	atol := fs.Float64("atol", etrun.DefaultATol, "FILE.bpte: absolute tolerance of the output comparison (ExecuTorch's default)")
+	maxArena := fs.Int64("max-arena-bytes", etrun.DefaultMaxArenaBytes, "refuse a program whose planned arenas need more bytes in all (raise it for a model that needs more)")
+	maxTensor := fs.Int64("max-tensor-bytes", etrun.DefaultMaxTensorBytes, "refuse a tensor (declared, constant, input) of more bytes (raise it for a model that needs more)")
 	var data listFlag
 	fs.Var(&data, "data", "external data files (.ptd) (repeatable; default: FILE.ptd beside FILE.pte when it exists)")
 	files, err := parseInterspersed(fs, args)
@@ -34,7 +35,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := etrun.Options{Method: *method}
+	opts := etrun.Options{Method: *method, MaxArenaBytes: *maxArena, MaxTensorBytes: *maxTensor}
 	if len(data) == 0 {
 		if beside := ptdPath(files[0]); fileExists(beside) {
 			data = append(data, beside)
@@ -60,25 +61,22 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var ins []interp.Value
-	for i, in := range m.Inputs() {
-		if *inputs != "" {
-			p := filepath.Join(*inputs, fmt.Sprintf("input_%d.npy", i))
-			x, err := npy.ReadFile(p)
-			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			ins = append(ins, x)
-			continue
+	if *inputs == "" {
+		// Seeded inputs of the declared types, at their upper bounds.
+		if ins, err = m.DefaultInputs(opts); err != nil {
+			return err
 		}
-		if in.Tensor == nil {
-			ins = append(ins, in.Const)
-			continue
+	}
+	for i := range m.Inputs() {
+		if *inputs == "" {
+			break
 		}
-		dt, ok := ir.DTypeFromName(in.Tensor.DType)
-		if !ok {
-			return fmt.Errorf("input %d: dtype %s", i, in.Tensor.DType)
+		p := filepath.Join(*inputs, fmt.Sprintf("input_%d.npy", i))
+		x, err := npy.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
 		}
-		ins = append(ins, seeded(dt, in.Tensor.Sizes, uint64(i)))
+		ins = append(ins, x)
 	}
 	outs, err := m.Execute(ins)
 	if err != nil {
@@ -103,28 +101,4 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// seeded returns deterministic values in [-1, 1) (0/1 for bools, small
-// integers for integer dtypes) from a linear congruential sequence.
-func seeded(dt ir.DType, shape []int64, seed uint64) *interp.Tensor {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	x := seed*0x9e3779b97f4a7c15 + 1
-	vals := make([]float64, n)
-	for i := range vals {
-		x = x*6364136223846793005 + 1442695040888963407
-		u := float64(x>>11) / float64(1<<53)
-		switch {
-		case dt == ir.Bool:
-			vals[i] = float64(int(u * 2))
-		case dt.IsInteger():
-			vals[i] = float64(int(u * 8))
-		default:
-			vals[i] = 2*u - 1
-		}
-	}
-	return interp.FromFloat64(dt, shape, vals)
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/fxport/fxport/internal/inputfile"
 	"github.com/fxport/fxport/internal/pt2schema"
 	"github.com/fxport/fxport/ir"
 )
@@ -41,19 +41,12 @@ func Read(path string) (*ir.Program, error) { return ReadModel(path, "") }
 // ReadModel is Read for the named program of a PT2 archive
 // (models/<model>.json); "" means "model" or the only program.
 func ReadModel(path, model string) (*ir.Program, error) {
-	f, err := os.Open(path)
+	f, size, err := inputfile.Open(path) // regular files only
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &Error{File: path, Err: fmt.Errorf("not a regular file")}
-	}
-	return readFrom(f, st.Size(), path, model)
+	return readFrom(f, size, path, model)
 }
 
 // readFrom reads from ra; path names the file in errors and weight sources.

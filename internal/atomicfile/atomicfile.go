@@ -13,7 +13,51 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
+
+// live holds the temporary files being written, so that RemoveTemps can
+// delete them when the process is interrupted.
+var live struct {
+	sync.Mutex
+	names map[string]bool
+}
+
+func track(name string) {
+	live.Lock()
+	defer live.Unlock()
+	if live.names == nil {
+		live.names = map[string]bool{}
+	}
+	live.names[name] = true
+}
+
+// release removes name from the live set; remove also deletes the file.
+func release(name string, remove bool) {
+	live.Lock()
+	defer live.Unlock()
+	delete(live.names, name)
+	if remove {
+		os.Remove(name)
+	}
+}
+
+// RemoveTemps deletes every temporary file being written now and returns
+// how many it removed: what a command calls when it is interrupted
+// (SIGINT, SIGTERM) before it exits, so that no hidden partial file stays
+// behind. Outputs already renamed into place are kept.
+func RemoveTemps() int {
+	live.Lock()
+	defer live.Unlock()
+	n := 0
+	for name := range live.names {
+		if os.Remove(name) == nil {
+			n++
+		}
+		delete(live.names, name)
+	}
+	return n
+}
 
 // File is one output: its final path and the function that writes its
 // bytes.
@@ -47,7 +91,7 @@ func WriteAll(files ...File) error {
 	tmps := make([]string, 0, len(files))
 	cleanup := func() {
 		for _, t := range tmps {
-			os.Remove(t)
+			release(t, true)
 		}
 	}
 	for _, f := range files {
@@ -63,6 +107,7 @@ func WriteAll(files ...File) error {
 			cleanup()
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
+		release(tmps[i], false)
 	}
 	return nil
 }
@@ -75,6 +120,7 @@ func writeTemp(f File) (string, error) {
 		return "", fmt.Errorf("writing %s: %w", f.Path, err)
 	}
 	name := tmp.Name()
+	track(name)
 	bw := bufio.NewWriterSize(tmp, bufferSize)
 	err = f.Write(bw)
 	if err == nil {
@@ -87,7 +133,7 @@ func writeTemp(f File) (string, error) {
 		err = os.Chmod(name, 0o644)
 	}
 	if err != nil {
-		os.Remove(name)
+		release(name, true)
 		return "", fmt.Errorf("writing %s: %w", f.Path, err)
 	}
 	return name, nil

@@ -11,10 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/fxport/fxport/internal/atomicfile"
+	"github.com/fxport/fxport/internal/inputfile"
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
 )
@@ -23,7 +24,7 @@ var magic = []byte("\x93NUMPY")
 
 // ReadFile reads one .npy file.
 func ReadFile(path string) (*interp.Tensor, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -305,22 +306,12 @@ func Write(w io.Writer, t *interp.Tensor) error {
 	return err
 }
 
-// WriteFile writes t to path, replacing it atomically.
+// WriteFile writes t to path, replacing it atomically (atomicfile: a
+// failure or an interrupt never leaves a partly written .npy).
 func WriteFile(path string, t *interp.Tensor) error {
 	var b bytes.Buffer
 	if err := Write(&b, t); err != nil {
 		return err
 	}
-	// Write beside the target and rename, so a failure never leaves a
-	// partly written .npy under the final name.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteBytes(path, b.Bytes())
 }
