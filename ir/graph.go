@@ -416,7 +416,7 @@ func (n *Node) Short() string {
 func (n *Node) LongString() string {
 	var b strings.Builder
 	p := printer{b: &b}
-	p.node(n, "")
+	p.node(n, 0)
 	return strings.TrimRight(b.String(), "\n")
 }
 

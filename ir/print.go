@@ -43,7 +43,7 @@ func Print(p *Program) string {
 func PrintGraph(g *Graph) string {
 	var b strings.Builder
 	pr := printer{b: &b}
-	pr.graph(g, "", "graph ")
+	pr.graph(g, 0, "graph ")
 	return b.String()
 }
 
@@ -142,7 +142,7 @@ func (p *printer) program(prog *Program) {
 	if header {
 		p.w("\n")
 	}
-	p.graph(prog.Main, "", "graph ")
+	p.graph(prog.Main, 0, "graph ")
 }
 
 func quoteList(ss []string) string {
@@ -153,7 +153,21 @@ func quoteList(ss []string) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func (p *printer) graph(g *Graph, indent, keyword string) {
+// maxIndentLevels caps the indentation of nested regions: deeper regions
+// print at this indentation, so that the text of a program with regions
+// nested n deep stays linear in n (the parser reads braces, not
+// indentation).
+const maxIndentLevels = 32
+
+var indentSpaces = strings.Repeat("  ", maxIndentLevels+1)
+
+// indentOf is the indentation of nesting level depth.
+func indentOf(depth int) string {
+	return indentSpaces[:2*min(depth, maxIndentLevels)]
+}
+
+func (p *printer) graph(g *Graph, depth int, keyword string) {
+	indent := indentOf(depth)
 	p.w(indent, keyword, g.Name, "(")
 	for i, in := range g.Inputs {
 		if i > 0 {
@@ -162,9 +176,9 @@ func (p *printer) graph(g *Graph, indent, keyword string) {
 		p.w("%", in.Name, ": ", typeString(in.Type))
 	}
 	p.w(") {\n")
-	inner := indent + "  "
+	inner := indentOf(depth + 1)
 	for n := g.first; n != nil; n = n.next {
-		p.node(n, inner)
+		p.node(n, depth+1)
 	}
 	p.w(inner, "return")
 	for i, o := range g.ret.Args {
@@ -183,8 +197,8 @@ func typeString(t Type) string {
 	return t.String()
 }
 
-func (p *printer) node(n *Node, indent string) {
-	p.w(indent)
+func (p *printer) node(n *Node, depth int) {
+	p.w(indentOf(depth))
 	for i, r := range n.Results {
 		if i > 0 {
 			p.w(", ")
@@ -209,7 +223,7 @@ func (p *printer) node(n *Node, indent string) {
 	}
 	p.w("\n")
 	for _, r := range n.Regions() {
-		p.graph(r, indent, "^")
+		p.graph(r, depth, "^")
 	}
 }
 

@@ -213,17 +213,47 @@ func (t *SymBoolType) String() string {
 	return "SymBool"
 }
 
-func (t *ScalarType) String() string { return scalarKindNames[t.Kind] }
-func (t *ListType) String() string   { return "list<" + t.Elem.String() + ">" }
-func (t *OptionalType) String() string {
-	return "optional<" + t.Elem.String() + ">"
-}
-func (t *TupleType) String() string {
-	parts := make([]string, len(t.Elems))
-	for i, e := range t.Elems {
-		parts[i] = e.String()
+func (t *ScalarType) String() string   { return scalarKindNames[t.Kind] }
+func (t *ListType) String() string     { return compositeString(t) }
+func (t *OptionalType) String() string { return compositeString(t) }
+func (t *TupleType) String() string    { return compositeString(t) }
+
+// compositeString prints a list, optional or tuple type with an explicit
+// stack into one builder: linear time and no recursion however deep the
+// nesting (a 100,000-deep list<list<…>> from a hostile input).
+func compositeString(t Type) string {
+	var b strings.Builder
+	type item struct {
+		t   Type   // a type to print, or nil
+		lit string // else a literal
 	}
-	return "tuple<" + strings.Join(parts, ", ") + ">"
+	stack := []item{{t: t}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := it.t.(type) {
+		case nil:
+			b.WriteString(it.lit)
+		case *ListType:
+			b.WriteString("list<")
+			stack = append(stack, item{lit: ">"}, item{t: x.Elem})
+		case *OptionalType:
+			b.WriteString("optional<")
+			stack = append(stack, item{lit: ">"}, item{t: x.Elem})
+		case *TupleType:
+			b.WriteString("tuple<")
+			stack = append(stack, item{lit: ">"})
+			for i := len(x.Elems) - 1; i >= 0; i-- {
+				stack = append(stack, item{t: x.Elems[i]})
+				if i > 0 {
+					stack = append(stack, item{lit: ", "})
+				}
+			}
+		default:
+			b.WriteString(x.String())
+		}
+	}
+	return b.String()
 }
 func (*NoneType) String() string     { return "none" }
 func (*TokenType) String() string    { return "token" }

@@ -15,8 +15,9 @@ import (
 // graph first, skipping nodes erased during the walk. Delegate regions
 // (executorch_call_delegate) are skipped: their nodes belong to the backend.
 func etlEachNode(p *ir.Program, f func(n *ir.Node) error) error {
+	inDelegate := etlDelegateGraphs(p)
 	for _, g := range p.Graphs() {
-		if etlInDelegate(g) {
+		if inDelegate[g] {
 			continue
 		}
 		for _, n := range g.Nodes() {
@@ -102,12 +103,16 @@ func etlLowering(p *pm.Pass) *pm.Pass {
 
 var etlOpCallDelegate = ir.MustLookupOp("higher_order.executorch_call_delegate")
 
-// etlInDelegate reports whether g is (inside) a delegate's region.
-func etlInDelegate(g *ir.Graph) bool {
-	for ; g != nil && g.Parent != nil; g = g.Parent.Graph {
-		if g.Parent.Op == etlOpCallDelegate {
-			return true
+// etlDelegateGraphs returns the graphs of p that are (inside) a delegate's
+// region. Graphs lists a parent graph before its regions, so one pass with
+// the parent's answer at hand is linear in the number of graphs, however
+// deep the nesting (nested cond).
+func etlDelegateGraphs(p *ir.Program) map[*ir.Graph]bool {
+	in := map[*ir.Graph]bool{}
+	for _, g := range p.Graphs() {
+		if n := g.Parent; n != nil && (n.Op == etlOpCallDelegate || in[n.Graph]) {
+			in[g] = true
 		}
 	}
-	return false
+	return in
 }
