@@ -186,3 +186,29 @@ func TestGenuineMutations(t *testing.T) {
 	}
 	t.Logf("%d files × %d mutations: %v; %d panics", len(files), n, counts, panics)
 }
+
+// The genuine 1 KB djl_portable_expand_512mib_output.pte plans a 512 MiB
+// arena: refused by the default limit, naming the file, the field and the
+// flag.
+func TestLargeArenaLimit(t *testing.T) {
+	path := filepath.Join(testenv.Shared(t, "testdata/pte"), "djl_portable_expand_512mib_output.pte")
+	f, err := pte.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(f, Options{})
+	if err == nil {
+		t.Fatal("a 512 MiB arena loaded under the default limit")
+	}
+	for _, want := range []string{path, "non_const_buffer_sizes", "--max-arena-bytes"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	// Just under the arena's size is still refused; the message says how
+	// much the plan needs, so the user knows what to raise the limit to.
+	_, err = Load(f, Options{MaxArenaBytes: 536_870_927})
+	if err == nil || !strings.Contains(err.Error(), "536870928 bytes") {
+		t.Fatalf("limit one byte short: %v", err)
+	}
+}

@@ -11,12 +11,17 @@ import (
 // Default limits of a loaded method. A real model that needs more raises
 // them (Options.MaxArenaBytes, Options.MaxTensorBytes; fxport run
 // --max-arena-bytes, --max-tensor-bytes); docs/reliability.md lists them.
+//
+// The defaults (256 MiB each) refuse the genuine 1 KB
+// djl_portable_expand_512mib_output.pte, whose plan asks for a 512 MiB
+// arena (and the reference kernels a further 1 GiB of float64 storage),
+// instead of letting a small untrusted file take gigabytes.
 const (
 	// DefaultMaxArenaBytes bounds the planned arenas' total size.
-	DefaultMaxArenaBytes = 1 << 30
+	DefaultMaxArenaBytes = 256 << 20
 	// DefaultMaxTensorBytes bounds one tensor: a declared size, a
 	// constant, an input, a result.
-	DefaultMaxTensorBytes = 1 << 30
+	DefaultMaxTensorBytes = 256 << 20
 )
 
 func (o Options) maxArenaBytes() int64 {
