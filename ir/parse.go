@@ -1079,6 +1079,8 @@ func (ps *parser) typ() (Type, error) {
 		return None, nil
 	case "token":
 		return Token, nil
+	case "unknown":
+		return Unknown, nil
 	case "list", "optional", "tuple", "opaque":
 		if ps.peek() != '<' {
 			return nil, ps.errorf("%s needs <...>", word)

@@ -79,6 +79,12 @@ type TokenType struct{}
 // OpaqueType is a custom object (torch.ScriptObject) known only by its class.
 type OpaqueType struct{ Class string }
 
+// UnknownType is the type of a value whose type the source did not say and
+// inference could not tell yet (an FX text dump without annotations whose
+// inputs are not typed). It is printed and parsed as "unknown"; lowering
+// refuses programs that still hold one (CheckKnownTypes).
+type UnknownType struct{}
+
 func (*TensorType) isType()   {}
 func (*SymIntType) isType()   {}
 func (*SymFloatType) isType() {}
@@ -90,6 +96,7 @@ func (*TupleType) isType()    {}
 func (*NoneType) isType()     {}
 func (*TokenType) isType()    {}
 func (*OpaqueType) isType()   {}
+func (*UnknownType) isType()  {}
 
 // Shared instances of the types without parameters.
 var (
@@ -104,6 +111,7 @@ var (
 	None             Type = &NoneType{}
 	Token            Type = &TokenType{}
 	SymFloat         Type = &SymFloatType{}
+	Unknown          Type = &UnknownType{}
 )
 
 // Tensor builds a contiguous tensor type with static dims.
@@ -258,6 +266,10 @@ func compositeString(t Type) string {
 func (*NoneType) String() string     { return "none" }
 func (*TokenType) String() string    { return "token" }
 func (t *OpaqueType) String() string { return "opaque<" + t.Class + ">" }
+func (*UnknownType) String() string  { return "unknown" }
+
+// IsUnknown reports whether t is the unknown type.
+func IsUnknown(t Type) bool { _, ok := t.(*UnknownType); return ok }
 
 // TypeEqual reports whether two types are the same, comparing symbolic dims
 // by their canonical form.
@@ -322,6 +334,9 @@ func TypeEqual(a, b Type) bool {
 	case *OpaqueType:
 		b, ok := b.(*OpaqueType)
 		return ok && a.Class == b.Class
+	case *UnknownType:
+		_, ok := b.(*UnknownType)
+		return ok
 	}
 	return false
 }

@@ -329,6 +329,9 @@ func checkScalarArg(a Arg, base BaseKind) string {
 		}
 		return nil
 	}
+	if IsUnknown(valueType()) {
+		return "" // any kind until inference says
+	}
 	switch base {
 	case KAny:
 		return ""
@@ -431,8 +434,8 @@ func checkScalarArg(a Arg, base BaseKind) string {
 
 // types re-infers n's result types and compares.
 func (v *verifier) types(g *Graph, n *Node) {
-	if n.Op.Info().Infer == nil {
-		return
+	if n.Op.Info().Infer == nil || hasUnknown(n) {
+		return // UnknownValues reports what is not typed yet
 	}
 	want, err := InferTypes(n)
 	if err != nil {
@@ -473,7 +476,7 @@ func (v *verifier) signature(p *Program) {
 				} else if len(p.Weights) > 0 && p.Weight(in.Target) == nil {
 					v.add(g, nil, "%s input %s refers to missing weight %q", in.Kind, g.Inputs[i], in.Target)
 				}
-				if _, ok := g.Inputs[i].Type.(*TensorType); !ok {
+				if _, ok := g.Inputs[i].Type.(*TensorType); !ok && !IsUnknown(g.Inputs[i].Type) {
 					v.add(g, nil, "%s input %s is not a tensor (%s)", in.Kind, g.Inputs[i], typeString(g.Inputs[i].Type))
 				}
 			case TokenInput:
@@ -539,4 +542,18 @@ func layoutWithoutUnitDims(t *TensorType) []int {
 		out = append(out, d)
 	}
 	return out
+}
+
+// hasUnknown reports a node with a result or operand of unknown type.
+func hasUnknown(n *Node) bool {
+	for _, r := range n.Results {
+		if IsUnknown(r.Type) {
+			return true
+		}
+	}
+	unknown := false
+	for _, a := range n.Args {
+		a.walkValues(func(x *Value) { unknown = unknown || IsUnknown(x.Type) })
+	}
+	return unknown
 }

@@ -91,6 +91,9 @@ func Run(p *ir.Program, pl *Pipeline, exp *Export, cfg Config) (*Report, error) 
 			return report, fmt.Errorf("pm: run: input program fails verification: %w", err)
 		}
 	}
+	if err := ir.CheckKnownTypes(p); err != nil {
+		return report, fmt.Errorf("pm: run: cannot lower the program: %w", err)
+	}
 	for i, in := range insts {
 		pr := PassReport{Name: in.Name, Kind: in.Pass.Kind, Stage: in.Stage}
 		if disabled[in.Name] {
