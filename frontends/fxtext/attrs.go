@@ -4,6 +4,7 @@ package fxtext
 // graphs a tensor (a weight or constant) that becomes a graph input.
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/fxport/fxport/ir"
@@ -36,7 +37,10 @@ func (gb *gbuild) liftAttrs() error {
 			t = gb.opts.InputTypes[path]
 		}
 		if t == nil {
-			return gb.errorf(st.pos, "node %%%s reads self.%s: the dump has no subgraph class %s (print(gm.graph) and gm.code do not print subgraphs; gm.print_readable() does), and no type for it as a tensor attribute (annotate it or give it in Options.InputTypes)", st.name, path, path)
+			if gb.usedAsSubgraph(st.name, path) {
+				continue // a subgraph the dump does not print: its calls stay opaque
+			}
+			t = ir.Unknown // a tensor attribute the dump does not type
 		}
 		if _, dup := gb.scope[st.name]; dup {
 			return gb.errorf(st.pos, "%s is defined twice", st.name)
@@ -90,6 +94,30 @@ func (gb *gbuild) liftedName(name, path string) bool {
 	for _, l := range gb.lifted {
 		if l.name == name && l.target == path {
 			return true
+		}
+	}
+	return false
+}
+
+// subgraphAttr matches the attribute names torch gives subgraphs and
+// lowered modules.
+var subgraphAttr = regexp.MustCompile(`(^|_)(graph|body|subgraph|lowered_module|fn|mod)(_\d+)?$|graph_\d+$|^lowered_module_\d+$|^repeated_subgraph\d+$`)
+
+// usedAsSubgraph reports an attribute passed to a higher-order op or named
+// like a subgraph.
+func (gb *gbuild) usedAsSubgraph(name, path string) bool {
+	last := path[strings.LastIndex(path, ".")+1:]
+	if subgraphAttr.MatchString(last) {
+		return true
+	}
+	for _, st := range gb.fn.stmts {
+		if st.rhs == nil || st.rhs.kind != eCall || st.rhs.fn.kind != eName || !strings.Contains(st.rhs.fn.name, "higher_order") {
+			continue
+		}
+		for _, a := range st.rhs.elems {
+			if n, ok := a.simpleName(); ok && n == name {
+				return true
+			}
 		}
 	}
 	return false

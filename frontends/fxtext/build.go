@@ -72,6 +72,11 @@ type gbuild struct {
 	suffix   map[string]int // last suffix fresh handed out per base
 	lifted   []liftedAttr
 	outNames []string
+	// dynamoLevel is set for graphs that call torch functions or tensor
+	// methods: there an operator on a value of unknown type is a tensor op.
+	dynamoLevel bool
+	// opaqueWhy is the note of the opaque call being emitted.
+	opaqueWhy string
 }
 
 // liftedAttr is a tensor attribute (get_attr of a weight or constant) that
@@ -122,6 +127,7 @@ func (gb *gbuild) build(inTypes []ir.Type, what string) error {
 			}
 		}
 	}
+	gb.dynamoLevel = isDynamoLevel(fn)
 	if gb.isMain {
 		if err := gb.liftAttrs(); err != nil {
 			return err
@@ -156,10 +162,9 @@ func (gb *gbuild) build(inTypes []ir.Type, what string) error {
 			t = gb.opts.InputTypes[p.name]
 		}
 		if t == nil {
-			if gb.isMain {
-				return gb.errorf(p.pos, "input %s has no type: annotate it (%s: \"f32[2, 3]\") or give it in Options.InputTypes", p.name, p.name)
-			}
-			return gb.errorf(p.pos, "%s: input %s has no type: annotate it (%s: \"f32[2, 3]\")", what, p.name, p.name)
+			// The dump does not say: the input is unknown until it is given
+			// (Options.InputTypes, Retype); inference leaves what depends on it unknown.
+			t = ir.Unknown
 		}
 		v, err := gb.g.AddInput(p.name, t)
 		if err != nil {
@@ -292,14 +297,25 @@ func (gb *gbuild) stmt(st *fxStmt) error {
 	rhs := st.rhs
 	if path, ok := selfAttr(rhs); ok {
 		m := gb.resolveModule(path)
-		if m == nil {
-			return gb.nodeErr(st, "reads attribute self.%s inside a subgraph; subgraphs see only their inputs", path)
+		if m == nil && !gb.isMain && !gb.usedAsSubgraph(st.name, path) {
+			// A constant read inside a subgraph (edge-dialect while_loop bodies):
+			// regions take only their inputs, so it is kept as an opaque read.
+			return gb.opaque(st, "get_attr", []*expr{{kind: eStr, s: path, pos: st.pos}}, nil, nil, "a tensor attribute read inside a subgraph")
 		}
+		// m is nil for a subgraph the dump does not print.
 		gb.bind(st, binding{kind: bModule, mod: m, attr: path[strings.LastIndex(path, ".")+1:]})
 		return nil
 	}
-	if base, idx, ok := getitemOf(rhs); ok {
+	if base, idx, ok := getitemOf(rhs); ok && !gb.isTensorValue(base) {
 		return gb.getitem(st, base, idx)
+	}
+	if b, ix, ok := subscriptOf(rhs); ok {
+		if name, _ := b.simpleName(); gb.isTensorValue(name) {
+			if done, err := gb.tensorIndex(st, b, ix); done {
+				return err
+			}
+			return gb.opaque(st, "Tensor.__getitem__", []*expr{b, ix}, nil, nil, "an index expression fxtext does not map to ATen")
+		}
 	}
 	switch rhs.kind {
 	case eSubscript:
@@ -314,6 +330,10 @@ func (gb *gbuild) stmt(st *fxStmt) error {
 		target := unaryOps[rhs.name]
 		return gb.callTarget(st, target, rhs.elems, nil, nil)
 	case eCall:
+		if rhs.fn.kind == eAttr {
+			// f(x).y(...) does not occur in FX code; keep it opaque.
+			return gb.opaque(st, rhs.fn.text(), rhs.elems, rhs.keys, rhs.kw, "a call on an expression")
+		}
 		if rhs.fn.kind != eName {
 			return gb.nodeErr(st, "call of %s: the callee must be an operator name", clip(rhs.fn.text()))
 		}
@@ -345,11 +365,26 @@ func lookupTarget(target string) (ir.Op, bool) {
 }
 
 func (gb *gbuild) callTarget(st *fxStmt, target string, posE []*expr, keys []string, kwE []*expr) error {
-	op, ok := lookupTarget(target)
-	if !ok {
-		return gb.nodeErr(st, "unknown operator %s (not in the op table, gen/ops.spec)", target)
+	target = normalizeTarget(target)
+	if done, err := gb.tensorOperator(st, target, posE); done {
+		return err
 	}
-	return gb.call(st, op, posE, keys, kwE)
+	if op, ok := lookupTarget(target); ok {
+		if wrapped, unknown := unknownWrappedOp(op, posE); unknown {
+			return gb.opaque(st, target, posE, keys, kwE, fmt.Sprintf("it wraps %s, which is not in the op table (gen/ops.spec)", wrapped))
+		}
+		if gb.unresolvedSubgraph(posE) {
+			return gb.opaque(st, target, posE, keys, kwE, "the dump does not print the subgraphs this call runs (print_readable() does)")
+		}
+		return gb.call(st, op, posE, keys, kwE)
+	}
+	if done, err := gb.pythonLevel(st, target, posE, keys, kwE); done {
+		return err
+	}
+	if strings.HasPrefix(target, "module:") {
+		return gb.opaque(st, target, posE, keys, kwE, "a call_module node; the dump does not print the module")
+	}
+	return gb.opaque(st, target, posE, keys, kwE, "not in the op table (gen/ops.spec)")
 }
 
 // unwrapNodeError drops the node prefix InferTypes adds (fxtext names the node itself).
@@ -359,4 +394,95 @@ func unwrapNodeError(err error) error {
 		return ne.Err
 	}
 	return err
+}
+
+// isDynamoLevel reports a forward that calls torch functions or methods
+// (Dynamo, symbolic_trace) rather than only torch.ops.
+func isDynamoLevel(fn *fxFunc) bool {
+	for _, p := range fn.params {
+		if strings.HasPrefix(p.name, "L_") || strings.HasPrefix(p.name, "l_") && strings.HasSuffix(p.name, "_") {
+			return true
+		}
+	}
+	for _, st := range fn.stmts {
+		if st.rhs == nil || st.rhs.kind != eCall || st.rhs.fn.kind != eName {
+			continue
+		}
+		t := st.rhs.fn.name
+		if b, _, ok := strings.Cut(t, "."); ok && fnHasParam(fn, b) {
+			return true // a method call on an input
+		}
+		if strings.HasPrefix(t, "Tensor.") || strings.HasPrefix(t, "torch.") && !strings.HasPrefix(t, "torch.ops.") && !strings.HasPrefix(t, "torch.sym_") && !strings.HasPrefix(t, "torch._check") {
+			return true
+		}
+	}
+	return false
+}
+
+// unresolvedSubgraph reports an argument bound to a subgraph attribute the
+// dump has no class for.
+func (gb *gbuild) unresolvedSubgraph(posE []*expr) bool {
+	for _, e := range posE {
+		if b, ok := gb.lookup(e); ok && b.kind == bModule && b.mod == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownWrappedOp reports a with_effects or auto_functionalized call whose
+// wrapped op the table lacks.
+func unknownWrappedOp(op ir.Op, posE []*expr) (string, bool) {
+	i := -1
+	switch op.Info().Name {
+	case "higher_order.with_effects":
+		i = 1
+	case "higher_order.auto_functionalized", "higher_order.auto_functionalized_v2":
+		i = 0
+	}
+	if i < 0 || i >= len(posE) {
+		return "", false
+	}
+	e := posE[i]
+	if e.kind != eName && e.kind != eWord {
+		return "", false
+	}
+	if _, ok := opLiteral(normalizeTarget(e.name)); ok {
+		return "", false
+	}
+	return e.name, true
+}
+
+// subscriptOf recognizes "x[idx]" and "operator.getitem(x, idx)".
+func subscriptOf(e *expr) (base, idx *expr, ok bool) {
+	switch {
+	case e == nil:
+	case e.kind == eSubscript && len(e.elems) == 1:
+		return e.fn, e.elems[0], true
+	case e.kind == eCall && e.fn.kind == eName && isGetitemTarget(normalizeTarget(e.fn.name)) && len(e.elems) == 2 && len(e.keys) == 0:
+		return e.elems[0], e.elems[1], true
+	}
+	return nil, nil, false
+}
+
+// isTensorValue reports a name bound to a tensor value, or to a value of
+// unknown type in a Dynamo-level graph (where getitem indexes tensors).
+func (gb *gbuild) isTensorValue(name string) bool {
+	b, ok := gb.scope[name]
+	if !ok || b.kind != bValue {
+		return false
+	}
+	if ir.AsTensor(b.value.Type) != nil {
+		return true
+	}
+	return ir.IsUnknown(b.value.Type) && gb.dynamoLevel && (b.value.Def == nil || !isTupleLike(b.value.Def.Op))
+}
+
+func fnHasParam(fn *fxFunc, name string) bool {
+	for _, p := range fn.params {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -24,6 +24,15 @@ func argType(s *ir.Schema, i int) ir.SchemaType {
 // call converts a call's arguments against op's schema, builds the regions
 // of higher-order ops, binds and emits the node.
 func (gb *gbuild) call(st *fxStmt, op ir.Op, posE []*expr, keys []string, kwE []*expr) error {
+	bound, pending, err := gb.bindCall(st, op, posE, keys, kwE)
+	if err != nil {
+		return err
+	}
+	return gb.finishCall(st, op, bound, pending)
+}
+
+// bindCall converts and binds a call's arguments; it changes nothing.
+func (gb *gbuild) bindCall(st *fxStmt, op ir.Op, posE []*expr, keys []string, kwE []*expr) ([]ir.Arg, []pendingRegion, error) {
 	info := op.Info()
 	s := &info.Schema
 	posE = repairWords(s, posE)
@@ -33,11 +42,11 @@ func (gb *gbuild) call(st *fxStmt, op ir.Op, posE []*expr, keys []string, kwE []
 	for i, e := range posE {
 		t := argType(s, i)
 		if !s.VarArgs && i >= len(s.Args) {
-			return gb.nodeErr(st, "%s takes %d arguments, got %d", info.Name, len(s.Args), len(posE))
+			return nil, nil, gb.nodeErr(st, "%s takes %d arguments, got %d", info.Name, len(s.Args), len(posE))
 		}
 		a, err := gb.convert(e, t, &pending)
 		if err != nil {
-			return gb.nodeErr(st, "argument %s: %v", argLabel(s, i), err)
+			return nil, nil, gb.nodeErr(st, "argument %s: %v", argLabel(s, i), err)
 		}
 		pos[i] = a
 	}
@@ -45,11 +54,11 @@ func (gb *gbuild) call(st *fxStmt, op ir.Op, posE []*expr, keys []string, kwE []
 	for i, k := range keys {
 		ai := op.ArgIndex(k)
 		if ai < 0 {
-			return gb.nodeErr(st, "%s has no argument %q", info.Name, k)
+			return nil, nil, gb.nodeErr(st, "%s has no argument %q", info.Name, k)
 		}
 		a, err := gb.convert(kwE[i], s.Args[ai].Type, &pending)
 		if err != nil {
-			return gb.nodeErr(st, "argument %q: %v", k, err)
+			return nil, nil, gb.nodeErr(st, "argument %q: %v", k, err)
 		}
 		if kw == nil {
 			kw = map[string]ir.Arg{}
@@ -58,8 +67,13 @@ func (gb *gbuild) call(st *fxStmt, op ir.Op, posE []*expr, keys []string, kwE []
 	}
 	bound, err := ir.BindArgs(op, pos, kw)
 	if err != nil {
-		return gb.nodeErr(st, "%v", err)
+		return nil, nil, gb.nodeErr(st, "%v", err)
 	}
+	return bound, pending, nil
+}
+
+// finishCall builds the regions of a bound call and emits its node.
+func (gb *gbuild) finishCall(st *fxStmt, op ir.Op, bound []ir.Arg, pending []pendingRegion) error {
 	if len(pending) > 0 {
 		if err := gb.buildRegions(st, op, bound, pending); err != nil {
 			return err
@@ -181,7 +195,7 @@ func (gb *gbuild) convertScalar(e *expr, k ir.BaseKind, pending *[]pendingRegion
 func (gb *gbuild) fromBinding(e *expr, b binding, k ir.BaseKind, pending *[]pendingRegion) (ir.Arg, error) {
 	switch b.kind {
 	case bValue:
-		if k == ir.KTensor && ir.AsTensor(b.value.Type) == nil {
+		if k == ir.KTensor && ir.AsTensor(b.value.Type) == nil && !ir.IsUnknown(b.value.Type) {
 			return ir.Arg{}, fmt.Errorf("%s has type %s, expected a tensor", e.name, b.value.Type)
 		}
 		return ir.ValueArg(b.value), nil

@@ -140,6 +140,9 @@ func (gb *gbuild) signature(sig *graphSig) error {
 		s.Inputs = append(s.Inputs, in)
 	}
 	outs := gb.g.Outputs()
+	if len(sig.outputs) > len(outs) {
+		sig.outputs = gb.dropAppliedMutations(sig.outputs, len(outs))
+	}
 	if len(sig.outputs) != len(outs) {
 		return errAt(gb.file, sig.pos, "graph signature lists %d outputs, forward returns %d", len(sig.outputs), len(outs))
 	}
@@ -167,6 +170,14 @@ func (gb *gbuild) weights() error {
 	for i, in := range p.Signature.Inputs {
 		switch in.Kind {
 		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
+			if ir.IsUnknown(p.Main.Inputs[i].Type) {
+				return nil // recorded once the inputs are typed (Retype)
+			}
+		}
+	}
+	for i, in := range p.Signature.Inputs {
+		switch in.Kind {
+		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
 		default:
 			continue
 		}
@@ -183,4 +194,26 @@ func (gb *gbuild) weights() error {
 		p.AddWeight(&ir.Weight{Name: in.Target, Type: tt})
 	}
 	return nil
+}
+
+// dropAppliedMutations handles ExecuTorch's memory-planned programs, whose
+// printed signature still lists the buffer mutations that the graph now
+// performs itself (aten.copy_ into the buffer) and no longer returns: those
+// specs are dropped when that makes the signature match the forward.
+func (gb *gbuild) dropAppliedMutations(outs []sigSpec, want int) []sigSpec {
+	returned := map[string]bool{}
+	for _, n := range gb.outNames {
+		returned[n] = true
+	}
+	var kept []sigSpec
+	for _, o := range outs {
+		if (o.kind == "BUFFER_MUTATION" || o.kind == "USER_INPUT_MUTATION") && !returned[o.name] {
+			continue
+		}
+		kept = append(kept, o)
+	}
+	if len(kept) != want {
+		return outs
+	}
+	return kept
 }

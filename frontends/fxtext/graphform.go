@@ -179,8 +179,12 @@ func graphOp(f *fxFunc, file string, st *fxStmt, line string, opAt int, op strin
 				return errAt(file, p, "placeholder %%%s defined twice", st.name)
 			}
 		}
-		if len(f.stmts) > 0 {
-			return errAt(file, p, "placeholder %%%s after other nodes; inputs come first", st.name)
+		for _, prev := range f.stmts {
+			// torch prints a get_attr before a placeholder when the attribute was
+			// created first (lifted constants of make_fx graphs).
+			if _, ok := selfAttr(prev.rhs); !ok {
+				return errAt(file, p, "placeholder %%%s after other nodes; inputs come first", st.name)
+			}
 		}
 		f.params = append(f.params, &fxParam{name: st.name, annot: st.annot, pos: p})
 		return nil
@@ -191,8 +195,10 @@ func graphOp(f *fxFunc, file string, st *fxStmt, line string, opAt int, op strin
 		st.rhs = &expr{kind: eName, name: "self." + target, pos: at(opAt), src: line, off: opAt, end: end + 1}
 		f.stmts = append(f.stmts, st)
 		return nil
-	case "call_method", "call_module":
-		return errAt(file, at(opAt), "node %%%s: %s nodes come from graphs before ATen tracing (torch.fx.symbolic_trace, dynamo); fxtext reads torch.export graphs", st.name, op)
+	case "call_method":
+		target = "Tensor." + target // the object is the first argument
+	case "call_module":
+		target = "module:" + target // kept opaque: the dump does not print the module
 	}
 	// call_function: "(args = (...), kwargs = {...})"
 	const argsHead = "(args = "

@@ -376,7 +376,7 @@ func (pp *pyParser) statement(f *fxFunc, ll *logicalLine, stack string) error {
 		// "x, y, = fx_pytree.tree_flatten_spec(([x, y], {}), self._in_spec)" in
 		// unflattened modules rebinds the inputs to themselves.
 		if e.kind == eCall && e.fn.kind == eName && strings.HasSuffix(e.fn.name, "tree_flatten_spec") {
-			return nil
+			return pp.flattenedInputs(f, targets[0], e)
 		}
 		return pp.errorf(targets[0].pos, "tuple assignment is not FX code (each node assigns one name)")
 	}
@@ -412,4 +412,54 @@ func (pp *pyParser) declare(f *fxFunc, name string, an *annot, p pos) error {
 		}
 	}
 	return pp.errorf(p, "annotation of %s, which is not an input of %s", name, f.name)
+}
+
+// flattenedInputs reads "a, b, = fx_pytree.tree_flatten_spec([x, y], self._in_spec)".
+// When the leaves are the inputs themselves (unflattened modules) it changes
+// nothing; otherwise (torch 1.13's lifted code form, whose forward takes
+// pytree containers orig_arg_0, ...) the leaves become the graph's inputs.
+func (pp *pyParser) flattenedInputs(f *fxFunc, lhs, call *expr) error {
+	var leaves []string
+	var collect func(e *expr)
+	collect = func(e *expr) {
+		switch e.kind {
+		case eTuple, eList:
+			for _, x := range e.elems {
+				collect(x)
+			}
+		case eName:
+			leaves = append(leaves, e.name)
+		}
+	}
+	if len(call.elems) > 0 {
+		collect(call.elems[0])
+	}
+	var names []string
+	for _, t := range lhs.elems {
+		n, ok := t.simpleName()
+		if !ok {
+			return pp.errorf(t.pos, "cannot assign to %s", t.text())
+		}
+		names = append(names, n)
+	}
+	if strings.Join(names, ",") == strings.Join(leaves, ",") {
+		return nil
+	}
+	params := map[string]bool{}
+	for _, p := range f.params {
+		params[p.name] = true
+	}
+	for _, l := range leaves {
+		if !params[l] {
+			return pp.errorf(call.pos, "tree_flatten_spec of %s, which is not an input of %s", l, f.name)
+		}
+	}
+	if len(f.stmts) > 0 {
+		return pp.errorf(lhs.pos, "tree_flatten_spec after other statements; it flattens the inputs first")
+	}
+	f.params = nil
+	for i, n := range names {
+		f.params = append(f.params, &fxParam{name: n, pos: lhs.elems[i].pos})
+	}
+	return nil
 }

@@ -57,6 +57,9 @@ func (gb *gbuild) resultCount(st *fxStmt, op ir.Op, args []ir.Arg) (int, error) 
 		}
 		return int(n), nil
 	}
+	if isOpaque(op) || anyUnknown(args) {
+		return 1, nil // nothing selects from it: one value, typed later or never
+	}
 	return 0, gb.nodeErr(st, "cannot tell how many results %s has: shape inference failed (%v) and no getitem selects them", op, unwrapNodeError(err))
 }
 
@@ -177,6 +180,10 @@ func (gb *gbuild) emitCall(st *fxStmt, op ir.Op, args []ir.Arg) error {
 			switch {
 			case types[i] == nil:
 				if ierr != nil {
+					if isOpaque(op) || op.Info().Infer == nil || anyUnknown(args) {
+						types[i] = ir.Unknown
+						continue
+					}
 					_ = n.Erase()
 					return gb.nodeErr(st, "no type for %%%s: the dump does not annotate it and shape inference failed: %v", names[i], unwrapNodeError(ierr))
 				}
@@ -201,6 +208,9 @@ func (gb *gbuild) emitCall(st *fxStmt, op ir.Op, args []ir.Arg) error {
 	if st.stack != "" {
 		n.Meta.Set(ir.MetaStackTrace, st.stack)
 	}
+	if isOpaque(op) && gb.opaqueWhy != "" {
+		n.Meta.Set(MetaNote, gb.opaqueWhy)
+	}
 	switch {
 	case k == 0:
 		gb.bind(st, binding{kind: bNone})
@@ -216,3 +226,24 @@ func isTokenType(t ir.Type) bool { _, ok := t.(*ir.TokenType); return ok }
 
 // sameKind reports types of the same kind (both SymInt, both tensors, ...).
 func sameKind(a, b ir.Type) bool { return fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) }
+
+var opaqueOp = ir.MustLookupOp("opaque.call.default")
+
+func isOpaque(op ir.Op) bool { return op == opaqueOp }
+
+// anyUnknown reports an argument whose value has an unknown type.
+func anyUnknown(args []ir.Arg) bool {
+	for _, a := range args {
+		switch a.Kind {
+		case ir.ArgValue:
+			if ir.IsUnknown(a.Value.Type) {
+				return true
+			}
+		case ir.ArgList:
+			if anyUnknown(a.List) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,12 +1,13 @@
 # Dumps that lack what the IR needs fail with an error that names the file,
-# line, column and node, and says what is missing.
+# line, column and node, and says what is missing. What a dump does not type
+# reads as unknown; lowering refuses it, naming the first unknown value.
 # pipeline: dynamo:
-# error: input x has no type
+# error: values have an unknown type, first %x (input of graph forward)
 def forward(self, x):
     relu = torch.ops.aten.relu.default(x)
     return (relu,)
 # -----
-# error: the dump has no subgraph class true_graph_0
+# error: first %getitem: node %getitem (opaque.call.default) in graph forward is an opaque call of "torch.ops.higher_order.cond" (kept opaque: the dump does not print the subgraphs
 graph():
     %x : "f32[2]" [num_users=1] = placeholder[target=x]
     %p : "b8[]" [num_users=1] = placeholder[target=p]
@@ -16,7 +17,7 @@ graph():
     %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%cond, 0), kwargs = {})
     return (getitem,)
 # -----
-# error: unknown operator torch.ops.mylib.custom.default
+# error: node %custom (opaque.call.default) in graph forward is an opaque call of "torch.ops.mylib.custom.default" (kept opaque: not in the op table
 def forward(self, x: "f32[2]"):
     custom = torch.ops.mylib.custom.default(x)
     return (custom,)
