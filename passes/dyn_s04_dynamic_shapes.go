@@ -248,8 +248,8 @@ func narrow(r *sym.Range, traced sym.Range, rd resolvedDim, env *sym.Env, s stri
 // inputLookup resolves an entry's input: its flat name (from flat-io-names'
 // metadata) or its placeholder name.
 func inputLookup(p *ir.Program) (func(DimSpec) (*ir.Value, error), error) {
-	ins := userInputs(p)
-	flat, _, ok, err := IONames(p)
+	ins := p.UserInputs()
+	flat, _, ok, err := p.IONames()
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,6 @@
 package passes
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,18 +8,6 @@ import (
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/pytree"
-)
-
-// Program metadata keys of the Dynamo stages (docs/dynamo.md).
-const (
-	// MetaInputNames holds the flat names of the user inputs as a JSON
-	// array of strings, one per input of kind user_input or
-	// constant_input, in graph order. flat-io-names writes it.
-	MetaInputNames = "io.input_names"
-	// MetaOutputNames holds the flat names of the user outputs as a JSON
-	// array of strings, one per output of kind user_output or
-	// loss_output, in order. flat-io-names writes it.
-	MetaOutputNames = "io.output_names"
 )
 
 // FlatIONames records the flat input and output names (DYN-S05).
@@ -47,43 +33,18 @@ or outputs is an error naming the spec.`,
 	Run: runFlatIONames,
 })
 
-// userInputs returns the graph inputs a program's in_spec flattens to:
-// those of kind user_input and constant_input, in order.
-func userInputs(p *ir.Program) []*ir.Value {
-	var out []*ir.Value
-	for i, s := range p.Signature.Inputs {
-		if (s.Kind == ir.UserInput || s.Kind == ir.ConstantInput) && i < len(p.Main.Inputs) {
-			out = append(out, p.Main.Inputs[i])
-		}
-	}
-	return out
-}
-
-// userOutputs returns the indices of the main graph's outputs an out_spec
-// flattens to: those of kind user_output and loss_output.
-func userOutputs(p *ir.Program) []int {
-	var out []int
-	for i, s := range p.Signature.Outputs {
-		if s.Kind == ir.UserOutput || s.Kind == ir.LossOutput {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 func runFlatIONames(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
-	ins := userInputs(p)
+	ins := p.UserInputs()
 	inNames, err := inputNames(p, ins)
 	if err != nil {
 		return pm.Result{}, err
 	}
-	outs := userOutputs(p)
+	outs := p.UserOutputs()
 	outNames, err := outputNames(p, outs)
 	if err != nil {
 		return pm.Result{}, err
 	}
-	changed := setMeta(p, MetaInputNames, jsonStrings(inNames))
-	changed = setMeta(p, MetaOutputNames, jsonStrings(outNames)) || changed
+	changed := p.SetIONames(inNames, outNames)
 	if changed {
 		c.Fired(nil, "inputs "+listNames(inNames)+"; outputs "+listNames(outNames))
 	}
@@ -146,60 +107,6 @@ func fallbackOutputNames(p *ir.Program, outs []int) []string {
 		names = append(names, name)
 	}
 	return names
-}
-
-// IONames returns the names flat-io-names recorded: one per user input
-// (user_input and constant_input, in graph order) and one per user output
-// (user_output and loss_output). ok is false when none were recorded; an
-// error means the metadata is malformed or no longer matches the program.
-func IONames(p *ir.Program) (inputs, outputs []string, ok bool, err error) {
-	in, hasIn := p.Meta.Get(MetaInputNames)
-	out, hasOut := p.Meta.Get(MetaOutputNames)
-	if !hasIn && !hasOut {
-		return nil, nil, false, nil
-	}
-	if inputs, err = parseNameList(MetaInputNames, in); err != nil {
-		return nil, nil, false, err
-	}
-	if outputs, err = parseNameList(MetaOutputNames, out); err != nil {
-		return nil, nil, false, err
-	}
-	if n := len(userInputs(p)); n != len(inputs) {
-		return nil, nil, false, fmt.Errorf("meta %q names %d inputs, the program has %d user inputs", MetaInputNames, len(inputs), n)
-	}
-	if n := len(userOutputs(p)); n != len(outputs) {
-		return nil, nil, false, fmt.Errorf("meta %q names %d outputs, the program has %d user outputs", MetaOutputNames, len(outputs), n)
-	}
-	return inputs, outputs, true, nil
-}
-
-func parseNameList(key, text string) ([]string, error) {
-	var names []string
-	if err := json.Unmarshal([]byte(text), &names); err != nil {
-		return nil, fmt.Errorf("meta %q: want a JSON array of strings: %v", key, err)
-	}
-	return names, nil
-}
-
-// jsonStrings encodes names as a compact JSON array, without HTML escaping.
-func jsonStrings(names []string) string {
-	if names == nil {
-		names = []string{}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(names) // []string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// setMeta stores key=value and reports whether that changed the program.
-func setMeta(p *ir.Program, key, value string) bool {
-	if old, ok := p.Meta.Get(key); ok && old == value {
-		return false
-	}
-	p.Meta.Set(key, value)
-	return true
 }
 
 func listNames(names []string) string { return "[" + strings.Join(names, ", ") + "]" }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 )
 
@@ -19,7 +20,7 @@ graph forward(%x: f32[4], %n: int) {
 
 func TestIONamesReadsWhatFlatIONamesWrote(t *testing.T) {
 	p := mustParse(t, twoInputs)
-	if _, _, ok, err := IONames(p); ok || err != nil {
+	if _, _, ok, err := p.IONames(); ok || err != nil {
 		t.Fatalf("before the pass: ok %v, err %v", ok, err)
 	}
 	pl, err := pm.ParsePipeline("dynamo: dynamo.pytree(flat-io-names)")
@@ -29,26 +30,17 @@ func TestIONamesReadsWhatFlatIONamesWrote(t *testing.T) {
 	if _, err := pm.Run(p, pl, nil, pm.Config{VerifyEach: true}); err != nil {
 		t.Fatal(err)
 	}
-	in, out, ok, err := IONames(p)
+	in, out, ok, err := p.IONames()
 	if err != nil || !ok || strings.Join(in, ",") != "x,n" || strings.Join(out, ",") != "neg" {
 		t.Fatalf("IONames = %q %q %v %v", in, out, ok, err)
 	}
 	// A later change to the inputs makes the recorded names stale: an error.
-	p.Meta.Set(MetaInputNames, `["x"]`)
-	if _, _, _, err := IONames(p); err == nil || !strings.Contains(err.Error(), `names 1 inputs, the program has 2 user inputs`) {
+	p.Meta.Set(ir.MetaInputNames, `["x"]`)
+	if _, _, _, err := p.IONames(); err == nil || !strings.Contains(err.Error(), `names 1 inputs, the program has 2 user inputs`) {
 		t.Errorf("stale names: %v", err)
 	}
-	p.Meta.Set(MetaInputNames, `{"x": 1}`)
-	if _, _, _, err := IONames(p); err == nil || !strings.Contains(err.Error(), `meta "io.input_names": want a JSON array of strings`) {
+	p.Meta.Set(ir.MetaInputNames, `{"x": 1}`)
+	if _, _, _, err := p.IONames(); err == nil || !strings.Contains(err.Error(), `meta "io.input_names": want a JSON array of strings`) {
 		t.Errorf("malformed names: %v", err)
-	}
-}
-
-func TestJSONStringsKeepsNamesVerbatim(t *testing.T) {
-	if got := jsonStrings([]string{"a<b", `q"`, "é"}); got != `["a<b","q\"","é"]` {
-		t.Errorf("got %s", got)
-	}
-	if got := jsonStrings(nil); got != "[]" {
-		t.Errorf("nil: %s", got)
 	}
 }

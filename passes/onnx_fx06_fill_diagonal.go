@@ -58,7 +58,7 @@ func fixFillDiagonal(n *ir.Node, c *pm.Ctx) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	rc, err := b.Value(fxOpUnsqueeze, ir.ValueArg(r.Result()), ir.IntArg(1))
+	rc, err := b.Value(tpOpUnsqueeze, ir.ValueArg(r.Result()), ir.IntArg(1))
 	if err != nil {
 		return false, err
 	}
@@ -70,7 +70,7 @@ func fixFillDiagonal(n *ir.Node, c *pm.Ctx) (bool, error) {
 		!fxProgramEnv(n).StaticallyKnownTrue(sym.Le(st.Shape[0], sym.Add(st.Shape[1], sym.Const(1))))
 	var mask *ir.Value
 	if !needWrap {
-		mask, err = b.Value(fxOpEqTensor, ir.ValueArg(rc), ir.ValueArg(cr.Result()))
+		mask, err = b.Value(tpOpEqTensor, ir.ValueArg(rc), ir.ValueArg(cr.Result()))
 	} else {
 		mask, err = fxWrappedDiagonalMask(b, rc, cr.Result(), cols)
 	}
@@ -81,7 +81,7 @@ func fixFillDiagonal(n *ir.Node, c *pm.Ctx) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	v, err := b.Value(fxOpWhereSelf, ir.ValueArg(mask), ir.ValueArg(full), ir.ValueArg(self))
+	v, err := b.Value(tpOpWhereSelf, ir.ValueArg(mask), ir.ValueArg(full), ir.ValueArg(self))
 	if err != nil {
 		return false, err
 	}

@@ -108,13 +108,13 @@ func buildLastDimWrite(b *ir.Builder, n *ir.Node, base *ir.Value) (*ir.Value, er
 	}
 	var mask *ir.Value
 	if it.Rank() == 0 {
-		mask, err = b.Value(fxOpEqTensor, ir.ValueArg(ar.Result()), ir.ValueArg(norm))
+		mask, err = b.Value(tpOpEqTensor, ir.ValueArg(ar.Result()), ir.ValueArg(norm))
 	} else {
 		var col *ir.Value
-		col, err = b.Value(fxOpUnsqueeze, ir.ValueArg(norm), ir.IntArg(-1))
+		col, err = b.Value(tpOpUnsqueeze, ir.ValueArg(norm), ir.IntArg(-1))
 		if err == nil {
 			var hits *ir.Value
-			hits, err = b.Value(fxOpEqTensor, ir.ValueArg(ar.Result()), ir.ValueArg(col))
+			hits, err = b.Value(tpOpEqTensor, ir.ValueArg(ar.Result()), ir.ValueArg(col))
 			if err == nil {
 				mask, err = b.Value(fxOpAnyDim, ir.ValueArg(hits), ir.IntArg(0))
 			}
@@ -128,5 +128,5 @@ func buildLastDimWrite(b *ir.Builder, n *ir.Node, base *ir.Value) (*ir.Value, er
 	if err != nil {
 		return nil, err
 	}
-	return b.Value(fxOpWhereSelf, ir.ValueArg(mask), ir.ValueArg(val), ir.ValueArg(base))
+	return b.Value(tpOpWhereSelf, ir.ValueArg(mask), ir.ValueArg(val), ir.ValueArg(base))
 }

@@ -231,10 +231,7 @@ var (
 	fxOpSymSizeInt   = ir.MustLookupOp("aten.sym_size.int")
 	fxOpToCopy       = ir.MustLookupOp("aten._to_copy.default")
 	fxOpArange       = ir.MustLookupOp("aten.arange.default")
-	fxOpUnsqueeze    = ir.MustLookupOp("aten.unsqueeze.default")
-	fxOpEqTensor     = ir.MustLookupOp("aten.eq.Tensor")
 	fxOpEqScalar     = ir.MustLookupOp("aten.eq.Scalar")
-	fxOpWhereSelf    = ir.MustLookupOp("aten.where.self")
 	fxOpFullLike     = ir.MustLookupOp("aten.full_like.default")
 )
 

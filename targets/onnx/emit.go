@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/passes"
 	"github.com/fxport/fxport/pm"
 	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
 	"github.com/fxport/fxport/targets/onnx/opt"
@@ -405,7 +404,7 @@ func firstResult(n *ir.Node) string {
 // ioNames returns the user input and output names: those flat-io-names
 // recorded (io.input_names / io.output_names), else the value names.
 func ioNames(p *ir.Program) (ins, outs []string, err error) {
-	ins, outs, ok, err := passes.IONames(p)
+	ins, outs, ok, err := p.IONames()
 	if err != nil {
 		return nil, nil, fmt.Errorf("io names: %w", err)
 	}
