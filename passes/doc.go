@@ -1,10 +1,14 @@
-// Package passes holds fxport's generic passes and the workaround catalog:
-// one small file per workaround, named after its catalog ID
-// (onnx_fx03_detach_inplace.go for ONNX-FX03), each registering itself with
-// one line into the pm registry of its kind.
+// Package passes holds the ExecuTorch exporter's passes and workarounds:
+// torch patches (ET-P*), program fixes (ET-PF*), node fixes (ET-NF*),
+// backend prepares (ET-B*), edge lowering, delegate partitioning and memory
+// planning, one small file per workaround named after its catalog ID, each
+// registering itself with one line into the pm registry of its kind. Their
+// places in the pipelines are rows of pm/pipelines.go.
 //
-// Importing the package (for its side effects, as cmd/fxport does) fills
-// pm.Default. Each workaround has a golden test in
-// tests/testdata/passes/<id>.fxir showing its input and output; see
-// docs/extending.md.
+// The ExecuTorch pipelines begin with the Dynamo stages, so the package
+// links passes/dynamo. Importing it (for its side effects) fills pm.Default
+// with everything an ExecuTorch export needs; each workaround has a golden
+// test in tests/testdata/passes/<id>.fxir; see docs/extending.md.
 package passes
+
+import _ "github.com/fxport/fxport/passes/dynamo" // the Dynamo stages of every ExecuTorch pipeline

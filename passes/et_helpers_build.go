@@ -1,8 +1,6 @@
 package passes
 
 import (
-	"fmt"
-
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/ir/sym"
 )
@@ -12,7 +10,6 @@ import (
 // topk, argsort), so a second run of the patch stage finds nothing to do.
 
 var (
-	etOpReshape  = ir.MustLookupOp("aten.reshape.default")
 	etOpToCopy   = ir.MustLookupOp("aten._to_copy.default")
 	etOpArange   = ir.MustLookupOp("aten.arange.default")
 	etOpWhere    = ir.MustLookupOp("aten.where.self")
@@ -25,63 +22,6 @@ var (
 	etOpAmax     = ir.MustLookupOp("aten.amax.default")
 	etOpAmin     = ir.MustLookupOp("aten.amin.default")
 )
-
-// etShapeArg materializes a shape as a SymInt[] argument.
-func etShapeArg(b *ir.Builder, at *ir.Node, shape []sym.Expr) (ir.Arg, error) {
-	l := make([]ir.Arg, len(shape))
-	for i, d := range shape {
-		a, err := etSymArg(b, at, d)
-		if err != nil {
-			return ir.Arg{}, err
-		}
-		l[i] = a
-	}
-	return ir.ListArg(l...), nil
-}
-
-// etReshape builds reshape(v, shape); a reshape to v's own shape is v.
-func etReshape(b *ir.Builder, at *ir.Node, v ir.Arg, shape []sym.Expr) (*ir.Value, error) {
-	if t := v.Value.Tensor(); t != nil && t.IsContiguous() && len(t.Shape) == len(shape) {
-		same := true
-		for i := range shape {
-			same = same && t.Shape[i].Equal(shape[i])
-		}
-		if same {
-			return v.Value, nil
-		}
-	}
-	s, err := etShapeArg(b, at, shape)
-	if err != nil {
-		return nil, err
-	}
-	return b.Value(etOpReshape, v, s)
-}
-
-// etInsertOnes reshapes v so that size-1 dims sit at the given positions of
-// the result (positions in increasing order, counted in the result's rank).
-// It is unsqueeze spelled as reshape.
-func etInsertOnes(b *ir.Builder, at *ir.Node, v ir.Arg, pos ...int) (*ir.Value, error) {
-	t, err := ir.ArgTensor(v, "input")
-	if err != nil {
-		return nil, err
-	}
-	rank := t.Rank() + len(pos)
-	shape := make([]sym.Expr, 0, rank)
-	src, p := 0, 0
-	for i := 0; i < rank; i++ {
-		if p < len(pos) && pos[p] == i {
-			shape = append(shape, sym.Const(1))
-			p++
-			continue
-		}
-		if src >= t.Rank() {
-			return nil, fmt.Errorf("bad insert positions %v for rank %d", pos, t.Rank())
-		}
-		shape = append(shape, t.Shape[src])
-		src++
-	}
-	return etReshape(b, at, v, shape)
-}
 
 // etCast builds _to_copy(v, dtype=dt), or returns v when it already has dt.
 func etCast(b *ir.Builder, v *ir.Value, dt ir.DType) (*ir.Value, error) {
@@ -106,14 +46,4 @@ func etArange(b *ir.Builder, at *ir.Node, n sym.Expr, dt ir.DType) (*ir.Value, e
 		return nil, err
 	}
 	return r.Result(), nil
-}
-
-// etSameTypes reports whether the replacements have the result types of n.
-func etSameTypes(n *ir.Node, vs []*ir.Value) bool {
-	for i, v := range vs {
-		if v != nil && !ir.TypeEqual(v.Type, n.Results[i].Type) {
-			return false
-		}
-	}
-	return true
 }

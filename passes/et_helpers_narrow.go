@@ -49,21 +49,6 @@ func etPiecesAsNarrows(n *ir.Node, b *ir.Builder) ([]*ir.Value, error) {
 	return out, nil
 }
 
-// etNormDim reads an int dim argument and maps it into [0, rank).
-func etNormDim(a ir.Arg, rank int) (int, error) {
-	if a.Kind != ir.ArgInt {
-		return 0, fmt.Errorf("dim must be an int literal, got %s", a)
-	}
-	d := a.Int
-	if d < 0 {
-		d += int64(rank)
-	}
-	if d < 0 || d >= int64(rank) {
-		return 0, fmt.Errorf("dim %d out of range for rank %d", a.Int, rank)
-	}
-	return int(d), nil
-}
-
 // etHasUnbacked reports whether e mentions a symbol the Env marks unbacked.
 func etHasUnbacked(env *sym.Env, e sym.Expr) bool {
 	for _, s := range e.Symbols() {

@@ -85,8 +85,8 @@ func etRewriteSDPAForCUDA(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, er
 			return nil, nil
 		}
 		if r := hq / hk; r != 1 {
-			kv = t.v(tpOpRepeatIntl, ir.ValueArg(kv), ir.IntArg(r), ir.IntArg(-3))
-			vv = t.v(tpOpRepeatIntl, ir.ValueArg(vv), ir.IntArg(r), ir.IntArg(-3))
+			kv = t.V(tpOpRepeatIntl, ir.ValueArg(kv), ir.IntArg(r), ir.IntArg(-3))
+			vv = t.V(tpOpRepeatIntl, ir.ValueArg(vv), ir.IntArg(r), ir.IntArg(-3))
 			notes = append(notes, fmt.Sprintf("GQA: k/v repeat_interleave ×%d", r))
 		}
 	}
@@ -104,7 +104,7 @@ func etRewriteSDPAForCUDA(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, er
 		if s := n.Arg("scale"); !s.IsNone() && s.Kind != 0 {
 			kw["scale"] = s
 		}
-		out = t.kw(etOpSDPA, []ir.Arg{q, ir.ValueArg(kv), ir.ValueArg(vv)}, kw)
+		out = t.Kw(etOpSDPA, []ir.Arg{q, ir.ValueArg(kv), ir.ValueArg(vv)}, kw)
 	} else {
 		scale := 0.0
 		if s := n.Arg("scale"); s.Kind == ir.ArgFloat {
@@ -119,8 +119,8 @@ func etRewriteSDPAForCUDA(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, er
 			}
 			scale = 1 / math.Sqrt(float64(e))
 		}
-		scores := t.v(tpOpMatmul, q, ir.ValueArg(t.v(tpOpTranspose, ir.ValueArg(kv), ir.IntArg(-2), ir.IntArg(-1))))
-		scores = t.v(tpOpMulScalar, ir.ValueArg(scores), ir.FloatArg(scale))
+		scores := t.V(tpOpMatmul, q, ir.ValueArg(t.V(tpOpTranspose, ir.ValueArg(kv), ir.IntArg(-2), ir.IntArg(-1))))
+		scores = t.V(tpOpMulScalar, ir.ValueArg(scores), ir.FloatArg(scale))
 		switch {
 		case causal:
 			L, ok1 := qt.Shape[qt.Rank()-2].Const()
@@ -129,32 +129,32 @@ func etRewriteSDPAForCUDA(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, er
 				c.Debugf(n, "causal math attention with symbolic lengths; left alone")
 				return nil, nil
 			}
-			if t.err == nil {
+			if t.Err == nil {
 				ones, err := etFull(b, []int64{L, S}, 1, &ir.TensorType{DType: ir.Bool, Device: qt.Device})
 				if err != nil {
 					return nil, err
 				}
-				keep := t.v(etOpTril, ir.ValueArg(ones))
-				scores = t.v(etOpMaskedFillS, ir.ValueArg(scores), ir.ValueArg(t.v(tpOpLogicalNot, ir.ValueArg(keep))), ir.FloatArg(math.Inf(-1)))
+				keep := t.V(etOpTril, ir.ValueArg(ones))
+				scores = t.V(etOpMaskedFillS, ir.ValueArg(scores), ir.ValueArg(t.V(tpOpLogicalNot, ir.ValueArg(keep))), ir.FloatArg(math.Inf(-1)))
 			}
 			notes = append(notes, "causal tril mask")
 		case mt != nil && mt.DType.IsBool():
-			scores = t.v(etOpMaskedFillS, ir.ValueArg(scores), ir.ValueArg(t.v(tpOpLogicalNot, mask)), ir.FloatArg(math.Inf(-1)))
+			scores = t.V(etOpMaskedFillS, ir.ValueArg(scores), ir.ValueArg(t.V(tpOpLogicalNot, mask)), ir.FloatArg(math.Inf(-1)))
 			notes = append(notes, "bool mask as -inf")
 		case mt != nil:
-			scores = t.v(tpOpAddTensor, ir.ValueArg(scores), ir.ValueArg(t.cast(mask.Value, qt.DType)))
+			scores = t.V(tpOpAddTensor, ir.ValueArg(scores), ir.ValueArg(t.Cast(mask.Value, qt.DType)))
 			notes = append(notes, "additive float mask")
 		}
-		probs := t.v(tpOpSafeSoftmax, ir.ValueArg(scores), ir.IntArg(-1))
-		out = t.v(tpOpMatmul, ir.ValueArg(probs), ir.ValueArg(vv))
+		probs := t.V(tpOpSafeSoftmax, ir.ValueArg(scores), ir.IntArg(-1))
+		out = t.V(tpOpMatmul, ir.ValueArg(probs), ir.ValueArg(vv))
 		why := "float mask"
 		if !sameD {
 			why = "D_q ≠ D_v"
 		}
 		notes = append([]string{"math attention (" + why + ")"}, notes...)
 	}
-	if t.err != nil {
-		return nil, t.err
+	if t.Err != nil {
+		return nil, t.Err
 	}
 	if !etSameTypes(n, []*ir.Value{out}) {
 		c.Debugf(n, "rewrite gives %s, not %s; left alone", out.Type, n.Result().Type)

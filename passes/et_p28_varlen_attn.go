@@ -67,69 +67,69 @@ func etRewriteVarlenAttn(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, err
 	t := newTP(b, n)
 	// unsq is unsqueeze spelled as reshape (what ET-P19 would make of it).
 	unsq := func(x *ir.Value, d int) ir.Arg {
-		if t.err != nil {
+		if t.Err != nil {
 			return ir.NoneArg()
 		}
 		r, err := etInsertOnes(b, n, ir.ValueArg(x), d)
 		if err != nil {
-			t.err = err
+			t.Err = err
 			return ir.NoneArg()
 		}
 		return ir.ValueArg(r)
 	}
 	// pos: arange(T) in the lengths' dtype; seq id: Σ_b (cu[1 + b] ≤ pos).
 	seqIDs := func(x *ir.Value, cu *ir.Value) (*ir.Value, *ir.Value) {
-		if t.err != nil {
+		if t.Err != nil {
 			return nil, nil
 		}
 		pos, err := etArange(b, n, x.Tensor().Shape[0], cu.Tensor().DType)
 		if err != nil {
-			t.err = err
+			t.Err = err
 			return nil, nil
 		}
-		le := t.v(tpOpLeTensor, unsq(cu, 0), unsq(pos, 1))
-		return pos, t.v(tpOpSumDim, ir.ValueArg(le), ir.IntsArg(1))
+		le := t.V(tpOpLeTensor, unsq(cu, 0), unsq(pos, 1))
+		return pos, t.V(tpOpSumDim, ir.ValueArg(le), ir.IntsArg(1))
 	}
 	posQ, segQ := seqIDs(q.Value, cq.Value)
 	posK, segK := posQ, segQ
 	if cq.Value != ck.Value || !qt.Shape[0].Equal(kt.Shape[0]) {
 		posK, segK = seqIDs(k.Value, ck.Value)
 	}
-	mask := t.v(tpOpEqTensor, unsq(segQ, 1), unsq(segK, 0))
+	mask := t.V(tpOpEqTensor, unsq(segQ, 1), unsq(segK, 0))
 	if causal {
-		before := t.v(tpOpLeTensor, unsq(posK, 0), unsq(posQ, 1))
-		mask = t.v(tpOpLogicalAnd, ir.ValueArg(mask), ir.ValueArg(before))
+		before := t.V(tpOpLeTensor, unsq(posK, 0), unsq(posQ, 1))
+		mask = t.V(tpOpLogicalAnd, ir.ValueArg(mask), ir.ValueArg(before))
 	}
 	heads := func(x *ir.Value) ir.Arg {
-		return ir.ValueArg(t.v(tpOpTranspose, ir.ValueArg(x), ir.IntArg(0), ir.IntArg(1)))
+		return ir.ValueArg(t.V(tpOpTranspose, ir.ValueArg(x), ir.IntArg(0), ir.IntArg(1)))
 	}
 	kw := map[string]ir.Arg{"attn_mask": ir.ValueArg(mask)}
 	if s := n.Arg("scale"); s.Kind == ir.ArgFloat || s.Kind == ir.ArgInt {
 		kw["scale"] = s
 	}
-	att := t.kw(etOpSDPA, []ir.Arg{heads(q.Value), heads(k.Value), heads(v.Value)}, kw)
-	out := t.v(tpOpTranspose, ir.ValueArg(att), ir.IntArg(0), ir.IntArg(1))
+	att := t.Kw(etOpSDPA, []ir.Arg{heads(q.Value), heads(k.Value), heads(v.Value)}, kw)
+	out := t.V(tpOpTranspose, ir.ValueArg(att), ir.IntArg(0), ir.IntArg(1))
 	// Rows outside [cu[0], cu[-1]) (id 0 or B+1) are zero, as torch's
 	// kernels leave them untouched in a zero-filled output.
-	if t.err == nil {
+	if t.Err == nil {
 		nb := cq.Value.Tensor().Shape[0]
 		last, err := etSymArg(b, n, nb)
 		if err != nil {
 			return nil, err
 		}
-		valid := t.v(tpOpLogicalAnd,
-			ir.ValueArg(t.v(tpOpGtScalar, ir.ValueArg(segQ), ir.IntArg(0))),
-			ir.ValueArg(t.v(tpOpLtScalar, ir.ValueArg(segQ), last)))
-		if t.err == nil {
-			rows, err := etInsertOnes(b, n, ir.ValueArg(t.cast(valid, qt.DType)), 1, 2)
+		valid := t.V(tpOpLogicalAnd,
+			ir.ValueArg(t.V(tpOpGtScalar, ir.ValueArg(segQ), ir.IntArg(0))),
+			ir.ValueArg(t.V(tpOpLtScalar, ir.ValueArg(segQ), last)))
+		if t.Err == nil {
+			rows, err := etInsertOnes(b, n, ir.ValueArg(t.Cast(valid, qt.DType)), 1, 2)
 			if err != nil {
 				return nil, err
 			}
-			out = t.v(tpOpMulTensor, ir.ValueArg(out), ir.ValueArg(rows))
+			out = t.V(tpOpMulTensor, ir.ValueArg(out), ir.ValueArg(rows))
 		}
 	}
-	if t.err != nil {
-		return nil, t.err
+	if t.Err != nil {
+		return nil, t.Err
 	}
 	if !ir.TypesCompatible(n.Results[0].Type, out.Type) {
 		c.Debugf(n, "rewrite gives %s, not %s; left alone", out.Type, n.Results[0].Type)

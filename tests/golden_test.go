@@ -13,7 +13,8 @@ import (
 
 	"github.com/fxport/fxport/frontends/fxtext"
 	"github.com/fxport/fxport/ir"
-	_ "github.com/fxport/fxport/passes" // the workaround catalog
+	_ "github.com/fxport/fxport/passes"         // the ExecuTorch workarounds (and the Dynamo stages)
+	_ "github.com/fxport/fxport/passes/onnxfix" // the ONNX workarounds
 	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/tests/goldenfile"
 )

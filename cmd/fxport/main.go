@@ -28,7 +28,8 @@ import (
 
 	"github.com/fxport/fxport/internal/atomicfile"
 
-	_ "github.com/fxport/fxport/passes"             // the workaround catalog
+	_ "github.com/fxport/fxport/passes"             // the ExecuTorch workarounds (and the Dynamo stages)
+	_ "github.com/fxport/fxport/passes/onnxfix"     // the ONNX workarounds
 	_ "github.com/fxport/fxport/targets/executorch" // the ExecuTorch invariant and declined rows
 )
 

@@ -15,7 +15,8 @@ import (
 	"github.com/fxport/fxport/pm"
 	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
 
-	_ "github.com/fxport/fxport/passes"
+	_ "github.com/fxport/fxport/passes/dynamo"
+	_ "github.com/fxport/fxport/passes/onnxfix"
 )
 
 func loadExample(t *testing.T) *ir.Program {
