@@ -64,11 +64,11 @@ func runBisect(args []string, stdout, stderr io.Writer) error {
 		if len(ts) != 1 {
 			return usageErr("bisect runs one target at a time")
 		}
-		b := ts[0].backend
+		b := ts[0].Backend()
 		if *backend != "" {
 			b = *backend
 		}
-		if pl, err = cat.Build(ts[0].target, b); err != nil {
+		if pl, err = cat.Build(ts[0].Kind(), b); err != nil {
 			return err
 		}
 	}

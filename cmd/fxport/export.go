@@ -10,35 +10,23 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fxport/fxport/internal/atomicfile"
+	fxapi "github.com/fxport/fxport"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
 	etopenvino "github.com/fxport/fxport/targets/executorch/openvino"
 	"github.com/fxport/fxport/targets/onnx"
-	pt2target "github.com/fxport/fxport/targets/pt2"
 )
 
 // exportTarget is one (target, backend) pair the export command can run.
-type exportTarget struct {
-	cli, target, backend string
-	// ext is the file extension of the target's native output.
-	ext string
-}
+type exportTarget = fxapi.Target
 
-var exportTargets = []exportTarget{
-	{"dynamo", pm.TargetDynamo, pm.BackendAll, ".pt2"},
-	{"onnx", pm.TargetONNX, pm.BackendONNX, ".onnx"},
-	{"executorch-portable", pm.TargetExecuTorch, "executorch.portable", ".pte"},
-	{"executorch-xnnpack", pm.TargetExecuTorch, "executorch.xnnpack", ".pte"},
-	{"executorch-cuda", pm.TargetExecuTorch, "executorch.cuda", ".pte"},
-	{"executorch-openvino", pm.TargetExecuTorch, "executorch.openvino", ".pte"},
-}
+var exportTargets = fxapi.Targets()
 
 func targetNames() string {
 	var n []string
 	for _, t := range exportTargets {
-		n = append(n, t.cli)
+		n = append(n, t.String())
 	}
 	return strings.Join(n, ", ") + ", all"
 }
@@ -47,17 +35,15 @@ func resolveTargets(name, backend string) ([]exportTarget, error) {
 	if name == "all" {
 		return exportTargets, nil
 	}
-	for _, t := range exportTargets {
-		if t.cli == name {
-			return []exportTarget{t}, nil
-		}
+	if t, err := fxapi.ParseTarget(name); err == nil {
+		return []exportTarget{t}, nil
 	}
 	if name == pm.TargetExecuTorch {
-		b := backend
-		if b == "" {
-			b = pm.ExportBackends(pm.TargetExecuTorch)[0]
+		t, err := fxapi.ExecuTorchBackend(backend)
+		if err != nil {
+			return nil, fmt.Errorf("pm: build: %w", err)
 		}
-		return []exportTarget{{name + "-" + strings.TrimPrefix(b, "executorch."), name, b, ".pte"}}, nil
+		return []exportTarget{t}, nil
 	}
 	return nil, usageErr("unknown target %q (known: %s)", name, targetNames())
 }
@@ -196,13 +182,13 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	for _, t := range targets {
 		dest, native := *out, ""
 		if multi {
-			dest = filepath.Join(*out, stem+"."+t.cli+".fxir")
+			dest = filepath.Join(*out, stem+"."+t.String()+".fxir")
 			if hasEmitter(t) {
 				// One file per target: the ExecuTorch backends share the
 				// .pte extension, so their files carry the target's name.
-				native = filepath.Join(*out, stem+t.ext)
-				if t.target == pm.TargetExecuTorch {
-					native = filepath.Join(*out, stem+"."+t.cli+t.ext)
+				native = filepath.Join(*out, stem+t.Ext())
+				if t.Kind() == pm.TargetExecuTorch {
+					native = filepath.Join(*out, stem+"."+t.String()+t.Ext())
 				}
 			}
 		}
@@ -210,16 +196,16 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			if !multi {
 				return err
 			}
-			fmt.Fprintf(stderr, "fxport export: %s: %v\n", t.cli, err)
-			failed = append(failed, t.cli)
+			fmt.Fprintf(stderr, "fxport export: %s: %v\n", t, err)
+			failed = append(failed, t.String())
 			continue
 		}
 		if multi {
-			fmt.Fprintf(stdout, "%s: wrote %s\n", t.cli, dest)
+			fmt.Fprintf(stdout, "%s: wrote %s\n", t, dest)
 			if native != "" {
-				fmt.Fprintf(stdout, "%s: wrote %s\n", t.cli, native)
-			} else if externalCompile(t) {
-				fmt.Fprintf(stdout, "%s: no %s written: it needs the external compile step; run fxport export --target %s -o FILE%s (see --help)\n", t.cli, t.ext, t.cli, t.ext)
+				fmt.Fprintf(stdout, "%s: wrote %s\n", t, native)
+			} else if t.ExternalCompile() {
+				fmt.Fprintf(stdout, "%s: no %s written: it needs the external compile step; run fxport export --target %s -o FILE%s (see --help)\n", t, t.Ext(), t, t.Ext())
 			}
 		}
 	}
@@ -235,63 +221,58 @@ var aotiCommand string
 // openvinoCommand is the --openvino-command flag of the export command.
 var openvinoCommand string
 
-// externalCompile reports the targets whose .pte needs an external compile
-// step (written only when asked for one).
-func externalCompile(t exportTarget) bool {
-	return t.backend == "executorch.cuda" || t.backend == "executorch.openvino"
-}
+// hasEmitter reports whether a target writes its native format without an
+// external compile step.
+func hasEmitter(t exportTarget) bool { return t.Writes() && !t.ExternalCompile() }
 
-// hasEmitter reports whether a target writes its native format.
-func hasEmitter(t exportTarget) bool {
-	return t.target == pm.TargetONNX || t.target == pm.TargetDynamo ||
-		(t.target == pm.TargetExecuTorch && (t.backend == "executorch.portable" || t.backend == "executorch.xnnpack"))
-}
-
-// exportOne runs the target's pipeline on p and writes dest: the IR text
-// (.fxir) or, where the target has an emitter, its native file; native, when
-// set, is a second, native output written from the same run.
+// exportOne runs the target's pipeline on p (fxapi.Export) and writes dest:
+// the IR text (.fxir) or, where the target has an emitter, its native file;
+// native, when set, is a second, native output written from the same run.
 func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string, exclude, include listFlag, rf runFlags, report bool, emitOpts onnx.Options, stdout, stderr io.Writer) error {
 	switch ext := filepath.Ext(dest); {
 	case ext == ".fxir":
-	case ext == bundledExt && len(bundleCases) > 0 && t.target == pm.TargetExecuTorch && hasEmitter(t):
+	case ext == bundledExt && len(bundleCases) > 0 && t.Kind() == pm.TargetExecuTorch && hasEmitter(t):
 		native, dest = dest, ""
-	case ext == t.ext && (hasEmitter(t) || externalCompile(t)):
+	case ext == t.Ext() && t.Writes():
 		// executorch-cuda and executorch-openvino write their .pte (+ .ptd)
 		// only when asked for one: they need an external compile step.
 		native, dest = dest, ""
-	case ext == t.ext:
-		return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t.cli)
+	case ext == t.Ext():
+		return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t)
 	default:
 		want := ".fxir"
 		if hasEmitter(t) {
-			want += " or " + t.ext
+			want += " or " + t.Ext()
 		}
 		return fmt.Errorf("output %s: want a %s file", dest, want)
 	}
-	var pl *pm.Pipeline
-	var err error
-	if pipelineText != "" {
-		pl, err = pm.ParsePipeline(pipelineText)
-	} else {
-		pl, err = pm.Build(t.target, t.backend)
+	// With --bundle, a portable or XNNPACK .pte is written by writeBundled.
+	bundle := native != "" && len(bundleCases) > 0 && t.Kind() == pm.TargetExecuTorch && !t.ExternalCompile()
+	opts := fxapi.Options{
+		IR:              dest,
+		Pipeline:        pipelineText,
+		ExcludePatches:  exclude,
+		IncludePatches:  include,
+		Run:             rf.config(stderr),
+		ONNX:            emitOpts,
+		ExecuTorch:      etOpts,
+		CUDACommand:     aotiCommand,
+		OpenVINOCommand: openvinoCommand,
 	}
-	if err != nil {
-		return err
+	if !bundle {
+		opts.Output = native
 	}
-	var opts []pm.ExportOption
-	if len(exclude) > 0 {
-		opts = append(opts, pm.ExcludePatches(exclude...))
+	res, err := fxapi.Export(context.Background(), fxapi.Program(p), t, opts)
+	if res != nil && res.Report != nil && report {
+		fmt.Fprintf(stdout, "== %s ==\n%s", t, res.Report.Text(rf.timePasses || rf.memPasses))
 	}
-	if len(include) > 0 {
-		opts = append(opts, pm.IncludePatches(include...))
-	}
-	exp, err := pm.NewExport(pl.Target, pl.Backend, opts...)
-	if err != nil {
-		return err
-	}
-	rep, err := pm.Run(p, pl, exp, rf.config(stderr))
-	if rep != nil && report {
-		fmt.Fprintf(stdout, "== %s ==\n%s", t.cli, rep.Text(rf.timePasses || rf.memPasses))
+	if res != nil && res.ONNX != nil && report {
+		o := res.ONNX.Optimization
+		if o.Ran {
+			fmt.Fprintf(stdout, "onnx optimizer: on (%s): %s\n", o.Why, o.Stats)
+		} else {
+			fmt.Fprintf(stdout, "onnx optimizer: off (%s)\n", o.Why)
+		}
 	}
 	if err != nil {
 		var pe *pm.PassError
@@ -300,45 +281,8 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 		}
 		return err
 	}
-	if native != "" && t.target == pm.TargetDynamo {
-		if err := pt2target.Write(p, native); err != nil {
-			return err
-		}
-	} else if native != "" && t.backend == "executorch.cuda" {
-		if err := etcuda.Write(context.Background(), p, native, etcuda.Options{Command: aotiCommand}); err != nil {
-			return err
-		}
-	} else if native != "" && t.backend == "executorch.openvino" {
-		if err := etopenvino.Write(context.Background(), p, native, etopenvino.Options{Command: openvinoCommand}); err != nil {
-			return err
-		}
-	} else if native != "" && t.target == pm.TargetExecuTorch {
-		if len(bundleCases) > 0 {
-			if err := writeBundled(p, native, etOpts, stdout); err != nil {
-				return err
-			}
-		} else if err := writeExecuTorch(p, native, etOpts); err != nil {
-			return err
-		}
-	} else if native != "" {
-		m, err := onnx.Emit(p, emitOpts)
-		if err != nil {
-			return err
-		}
-		if report {
-			o := m.Optimization
-			if o.Ran {
-				fmt.Fprintf(stdout, "onnx optimizer: on (%s): %s\n", o.Why, o.Stats)
-			} else {
-				fmt.Fprintf(stdout, "onnx optimizer: off (%s)\n", o.Why)
-			}
-		}
-		if err := m.Write(native); err != nil {
-			return err
-		}
+	if bundle {
+		return writeBundled(res.Program, native, etOpts, stdout)
 	}
-	if dest == "" {
-		return nil
-	}
-	return atomicfile.WriteBytes(dest, []byte(ir.Print(p)))
+	return nil
 }

@@ -93,7 +93,7 @@ func TestExportAllTargetsIsDeterministic(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 	}
 	for _, tgt := range exportTargets {
-		name := "program." + tgt.cli + ".fxir"
+		name := "program." + tgt.String() + ".fxir"
 		a, err := os.ReadFile(filepath.Join(dir1, name))
 		require.NoError(t, err)
 		b, err := os.ReadFile(filepath.Join(dir2, name))
