@@ -49,9 +49,9 @@ func NewCatalog() *Catalog {
 		Invariants:   newRegistry[*Invariant](EntryInvariant),
 		Declined:     newRegistry[*Declined](EntryDeclined),
 		names:        map[string]EntryKind{},
-		Tables:       Tables,
-		Order:        PassOrder,
-		PatchOrder:   PatchOrder,
+		Tables:       cloneTables(Tables),
+		Order:        append([]Constraint(nil), PassOrder...),
+		PatchOrder:   append([]PatchRow(nil), PatchOrder...),
 	}
 	c.Passes.less = func(a, b EntryInfo) bool { return a.Name < b.Name }
 	c.Patches.less = func(a, b EntryInfo) bool {

@@ -206,6 +206,15 @@ func init() {
 	}
 }
 
+// cloneTables copies tables deeply, so a catalog's edits stay its own.
+func cloneTables(tables []Table) []Table {
+	out := make([]Table, len(tables))
+	for i, t := range tables {
+		out[i] = Table{Target: t.Target, Rows: append([]Row(nil), t.Rows...)}
+	}
+	return out
+}
+
 // tableFor returns target's table.
 func tableFor(tables []Table, target string) (Table, bool) {
 	for _, t := range tables {

@@ -124,3 +124,14 @@ func TestRegistrationOrderIrrelevant(t *testing.T) {
 		assert.Equal(t, wantList, gotList, "registration order %v", perm)
 	}
 }
+
+// A catalog's tables are its own: editing them leaves pm.Tables alone.
+func TestCatalogTablesAreCopies(t *testing.T) {
+	before := len(pm.Tables[0].Rows)
+	c := pm.NewCatalog()
+	c.Tables[0].Rows = append(c.Tables[0].Rows[:0], pm.Row{Stage: pm.StageSignature, Pass: "x", Why: "w"})
+	c.PatchOrder[0].Patch = "changed"
+	assert.Len(t, pm.Tables[0].Rows, before)
+	assert.Equal(t, "check-capture-steps", pm.Tables[0].Rows[0].Pass)
+	assert.NotEqual(t, "changed", pm.PatchOrder[0].Patch)
+}
