@@ -178,3 +178,26 @@ func TestExportErrors(t *testing.T) {
 		}
 	}
 }
+
+// The package links every workaround its targets need: each target's
+// pipeline is the one `fxport pipeline` prints (cmd/fxport pins those in
+// golden files); a missing workaround package would leave drivers out.
+func TestTargetsLinkTheirWorkarounds(t *testing.T) {
+	for _, target := range fxport.Targets() {
+		text, err := target.Pipeline()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := target.Backend()
+		if target == fxport.Dynamo {
+			name = "dynamo"
+		}
+		want, err := os.ReadFile(filepath.Join("cmd", "fxport", "testdata", "pipeline", name+".golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text+"\n" != string(want) {
+			t.Errorf("%s: pipeline\n%s\nwant\n%s", target, text, want)
+		}
+	}
+}
