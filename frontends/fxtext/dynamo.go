@@ -72,6 +72,12 @@ func (gb *gbuild) pythonLevel(st *fxStmt, target string, posE []*expr, keys []st
 	switch target {
 	case "executorch.exir.memory.alloc", "executorch_exir_memory_alloc":
 		return true, gb.memoryAlloc(st, target, posE, keys, kwE)
+	case "executorch.exir.memory.view", "executorch_exir_memory_view":
+		// The aliasing view memory planning makes of a view_copy.
+		return true, gb.call(st, ir.MustLookupOp("executorch_prim.et_view.default"), posE, keys, kwE)
+	case "module:_guards_fn":
+		gb.drop(st, target)
+		return true, nil
 	}
 	if strings.HasPrefix(target, mangledEdge) {
 		if op, ok := mangledOp(strings.TrimPrefix(target, mangledEdge)); ok {
@@ -325,24 +331,24 @@ func (gb *gbuild) operandsFit(op ir.Op, bound []ir.Arg) bool {
 // 2, 1)) into the list the ATen schema takes at that position.
 func packVarSizes(gb *gbuild, op ir.Op, posE []*expr) []*expr {
 	s := &op.Info().Schema
-	if len(posE) < 2 || len(s.Args) < 2 {
+	at := -1
+	for i := 0; i < 2 && i < len(s.Args); i++ {
+		if a := s.Args[i]; a.Type.List && (a.Type.Base == ir.KInt || a.Type.Base == ir.KSymInt) {
+			at = i
+			break
+		}
+	}
+	if at < 0 || len(posE)-at < 2 {
 		return posE
 	}
-	a := s.Args[1]
-	if !a.Type.List || (a.Type.Base != ir.KInt && a.Type.Base != ir.KSymInt) {
-		return posE
-	}
-	rest := posE[1:]
-	if len(rest) == 1 {
-		return posE
-	}
+	rest := posE[at:]
 	for _, e := range rest {
 		if !gb.intLike(e) {
 			return posE
 		}
 	}
 	tuple := &expr{kind: eTuple, pos: rest[0].pos, elems: rest}
-	return []*expr{posE[0], tuple}
+	return append(append([]*expr{}, posE[:at]...), tuple)
 }
 
 // intLike reports an int literal or a name bound to an int or SymInt.

@@ -2,6 +2,7 @@ package fxtext
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fxport/fxport/ir"
 )
@@ -182,6 +183,9 @@ func (gb *gbuild) emitCall(st *fxStmt, op ir.Op, args []ir.Arg) error {
 				if ierr != nil {
 					if isOpaque(op) || op.Info().Infer == nil || anyUnknown(args) {
 						types[i] = ir.Unknown
+						if t := opaqueOutType(op, args); t != nil && k == 1 {
+							types[i] = t
+						}
 						continue
 					}
 					_ = n.Erase()
@@ -246,4 +250,25 @@ func anyUnknown(args []ir.Arg) bool {
 		}
 	}
 	return false
+}
+
+// opaqueOutType is the type of an opaque out-variant call
+// (aten.sin.out(x, out=alloc)): the type of its out argument, which it
+// returns; nil otherwise.
+func opaqueOutType(op ir.Op, args []ir.Arg) ir.Type {
+	if !isOpaque(op) || len(args) < 2 || args[0].Kind != ir.ArgString || args[1].Kind != ir.ArgList {
+		return nil
+	}
+	target := args[0].Str
+	if !strings.HasSuffix(target, ".out") && !strings.HasSuffix(target, "_out") {
+		return nil
+	}
+	keys := args[1].List
+	vals := args[len(args)-len(keys):]
+	for i, k := range keys {
+		if k.Str == "out" && vals[i].Kind == ir.ArgValue && !ir.IsUnknown(vals[i].Value.Type) {
+			return vals[i].Value.Type
+		}
+	}
+	return nil
 }

@@ -86,6 +86,10 @@ func retypeGraph(p *ir.Program, g *ir.Graph) error {
 				return err
 			}
 		}
+		if t := opaqueOutType(n.Op, n.Args); t != nil && len(n.Results) == 1 && ir.IsUnknown(n.Results[0].Type) {
+			n.Results[0].SetType(t)
+			continue
+		}
 		if isOpaque(n.Op) || anyUnknown(n.Args) {
 			continue
 		}
