@@ -183,13 +183,6 @@ const (
 	OpAten_Softmax                                                        // aten._softmax.default
 	OpAten_LogSoftmax                                                     // aten._log_softmax.default
 	OpAtenEmbeddingDenseBackward                                          // aten.embedding_dense_backward.default
-	OpAtenThresholdBackward                                               // aten.threshold_backward.default
-	OpAtenGeluBackward                                                    // aten.gelu_backward.default
-	OpAtenTanhBackward                                                    // aten.tanh_backward.default
-	OpAtenSigmoidBackward                                                 // aten.sigmoid_backward.default
-	OpAtenSiluBackward                                                    // aten.silu_backward.default
-	OpAten_SoftmaxBackwardData                                            // aten._softmax_backward_data.default
-	OpAten_LogSoftmaxBackwardData                                         // aten._log_softmax_backward_data.default
 	OpAten_EmbeddingBag                                                   // aten._embedding_bag.default
 	OpAtenArangeStartStep                                                 // aten.arange.start_step
 	OpAtenEmptyMemoryFormat                                               // aten.empty.memory_format
@@ -629,6 +622,13 @@ const (
 	OpEtCopy_D2hCopyOut                                                   // et_copy._d2h_copy.out
 	OpXnnpackArgmaxPool2d                                                 // xnnpack.argmax_pool2d.default
 	OpMemoryAlloc                                                         // memory.alloc.default
+	OpAtenThresholdBackward                                               // aten.threshold_backward.default
+	OpAtenGeluBackward                                                    // aten.gelu_backward.default
+	OpAtenTanhBackward                                                    // aten.tanh_backward.default
+	OpAtenSigmoidBackward                                                 // aten.sigmoid_backward.default
+	OpAtenSiluBackward                                                    // aten.silu_backward.default
+	OpAten_SoftmaxBackwardData                                            // aten._softmax_backward_data.default
+	OpAten_LogSoftmaxBackwardData                                         // aten._log_softmax_backward_data.default
 	OpAten_Print                                                          // aten._print.default
 	OpOpaqueCall                                                          // opaque.call.default
 	OpTorchAttn_VarlenAttn                                                // torch_attn._varlen_attn.default
@@ -2436,75 +2436,6 @@ var opTable = [numOps + 1]OpInfo{
 		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
 		Props:     PropFunctional | PropCore,
 		InferRule: "embedding_dense_backward",
-	},
-	OpAtenThresholdBackward: {
-		Name: "aten.threshold_backward.default", Namespace: "aten", Base: "threshold_backward", Overload: "default",
-		Schema: Schema{Args: []ArgSchema{
-			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
-			{Name: "self", Type: SchemaType{Base: KTensor}},
-			{Name: "threshold", Type: SchemaType{Base: KScalar}},
-		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
-		Props:     PropFunctional | PropCore,
-		InferRule: "same",
-	},
-	OpAtenGeluBackward: {
-		Name: "aten.gelu_backward.default", Namespace: "aten", Base: "gelu_backward", Overload: "default",
-		Schema: Schema{Args: []ArgSchema{
-			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
-			{Name: "self", Type: SchemaType{Base: KTensor}},
-			{Name: "approximate", Type: SchemaType{Base: KStr}, Default: "'none'", KwargOnly: true},
-		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
-		Props:     PropFunctional | PropCore,
-		InferRule: "same",
-	},
-	OpAtenTanhBackward: {
-		Name: "aten.tanh_backward.default", Namespace: "aten", Base: "tanh_backward", Overload: "default",
-		Schema: Schema{Args: []ArgSchema{
-			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
-			{Name: "output", Type: SchemaType{Base: KTensor}},
-		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
-		Props:     PropFunctional | PropCore,
-		InferRule: "same",
-	},
-	OpAtenSigmoidBackward: {
-		Name: "aten.sigmoid_backward.default", Namespace: "aten", Base: "sigmoid_backward", Overload: "default",
-		Schema: Schema{Args: []ArgSchema{
-			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
-			{Name: "output", Type: SchemaType{Base: KTensor}},
-		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
-		Props:     PropFunctional | PropCore,
-		InferRule: "same",
-	},
-	OpAtenSiluBackward: {
-		Name: "aten.silu_backward.default", Namespace: "aten", Base: "silu_backward", Overload: "default",
-		Schema: Schema{Args: []ArgSchema{
-			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
-			{Name: "self", Type: SchemaType{Base: KTensor}},
-		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
-		Props:     PropFunctional | PropCore,
-		InferRule: "same",
-	},
-	OpAten_SoftmaxBackwardData: {
-		Name: "aten._softmax_backward_data.default", Namespace: "aten", Base: "_softmax_backward_data", Overload: "default",
-		Schema: Schema{Args: []ArgSchema{
-			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
-			{Name: "output", Type: SchemaType{Base: KTensor}},
-			{Name: "dim", Type: SchemaType{Base: KInt}},
-			{Name: "input_dtype", Type: SchemaType{Base: KScalarType}},
-		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
-		Props:     PropFunctional | PropCore,
-		InferRule: "same",
-	},
-	OpAten_LogSoftmaxBackwardData: {
-		Name: "aten._log_softmax_backward_data.default", Namespace: "aten", Base: "_log_softmax_backward_data", Overload: "default",
-		Schema: Schema{Args: []ArgSchema{
-			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
-			{Name: "output", Type: SchemaType{Base: KTensor}},
-			{Name: "dim", Type: SchemaType{Base: KInt}},
-			{Name: "input_dtype", Type: SchemaType{Base: KScalarType}},
-		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
-		Props:     PropFunctional | PropCore,
-		InferRule: "same",
 	},
 	OpAten_EmbeddingBag: {
 		Name: "aten._embedding_bag.default", Namespace: "aten", Base: "_embedding_bag", Overload: "default",
@@ -7137,6 +7068,75 @@ var opTable = [numOps + 1]OpInfo{
 		Props:     PropFunctional,
 		InferRule: "factory",
 	},
+	OpAtenThresholdBackward: {
+		Name: "aten.threshold_backward.default", Namespace: "aten", Base: "threshold_backward", Overload: "default",
+		Schema: Schema{Args: []ArgSchema{
+			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
+			{Name: "self", Type: SchemaType{Base: KTensor}},
+			{Name: "threshold", Type: SchemaType{Base: KScalar}},
+		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
+		Props:     PropFunctional,
+		InferRule: "same",
+	},
+	OpAtenGeluBackward: {
+		Name: "aten.gelu_backward.default", Namespace: "aten", Base: "gelu_backward", Overload: "default",
+		Schema: Schema{Args: []ArgSchema{
+			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
+			{Name: "self", Type: SchemaType{Base: KTensor}},
+			{Name: "approximate", Type: SchemaType{Base: KStr}, Default: "'none'", KwargOnly: true},
+		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
+		Props:     PropFunctional,
+		InferRule: "same",
+	},
+	OpAtenTanhBackward: {
+		Name: "aten.tanh_backward.default", Namespace: "aten", Base: "tanh_backward", Overload: "default",
+		Schema: Schema{Args: []ArgSchema{
+			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
+			{Name: "output", Type: SchemaType{Base: KTensor}},
+		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
+		Props:     PropFunctional,
+		InferRule: "same",
+	},
+	OpAtenSigmoidBackward: {
+		Name: "aten.sigmoid_backward.default", Namespace: "aten", Base: "sigmoid_backward", Overload: "default",
+		Schema: Schema{Args: []ArgSchema{
+			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
+			{Name: "output", Type: SchemaType{Base: KTensor}},
+		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
+		Props:     PropFunctional,
+		InferRule: "same",
+	},
+	OpAtenSiluBackward: {
+		Name: "aten.silu_backward.default", Namespace: "aten", Base: "silu_backward", Overload: "default",
+		Schema: Schema{Args: []ArgSchema{
+			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
+			{Name: "self", Type: SchemaType{Base: KTensor}},
+		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
+		Props:     PropFunctional,
+		InferRule: "same",
+	},
+	OpAten_SoftmaxBackwardData: {
+		Name: "aten._softmax_backward_data.default", Namespace: "aten", Base: "_softmax_backward_data", Overload: "default",
+		Schema: Schema{Args: []ArgSchema{
+			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
+			{Name: "output", Type: SchemaType{Base: KTensor}},
+			{Name: "dim", Type: SchemaType{Base: KInt}},
+			{Name: "input_dtype", Type: SchemaType{Base: KScalarType}},
+		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
+		Props:     PropFunctional,
+		InferRule: "same",
+	},
+	OpAten_LogSoftmaxBackwardData: {
+		Name: "aten._log_softmax_backward_data.default", Namespace: "aten", Base: "_log_softmax_backward_data", Overload: "default",
+		Schema: Schema{Args: []ArgSchema{
+			{Name: "grad_output", Type: SchemaType{Base: KTensor}},
+			{Name: "output", Type: SchemaType{Base: KTensor}},
+			{Name: "dim", Type: SchemaType{Base: KInt}},
+			{Name: "input_dtype", Type: SchemaType{Base: KScalarType}},
+		}, Returns: []ReturnSchema{{Type: SchemaType{Base: KTensor}}}},
+		Props:     PropFunctional,
+		InferRule: "same",
+	},
 	OpAten_Print: {
 		Name: "aten._print.default", Namespace: "aten", Base: "_print", Overload: "default",
 		Schema: Schema{Args: []ArgSchema{
@@ -7736,7 +7736,7 @@ func init() {
 		opTable[op].Infer = inferRepeatInterleave
 	}
 	opTable[OpAtenResize_].Infer = inferResize
-	for _, op := range []Op{OpAtenNeg, OpAtenRelu, OpAtenCeil, OpAtenFloor, OpAtenRound, OpAtenTrunc, OpAtenSign, OpAtenBitwiseNot, OpAtenElu, OpAtenGelu, OpAtenHardtanh, OpAtenLeakyRelu, OpAtenFillScalar, OpAtenCopy, OpAtenFlip, OpAtenMaskedScatter, OpAtenAlias, OpAtenIndexPut, OpAtenScatterSrc, OpAtenScatterValue, OpAtenScatterAdd, OpAtenScatterReduceTwo, OpAtenSelectScatter, OpAtenSliceScatter, OpAtenThresholdBackward, OpAtenGeluBackward, OpAtenTanhBackward, OpAtenSigmoidBackward, OpAtenSiluBackward, OpAten_SoftmaxBackwardData, OpAten_LogSoftmaxBackwardData, OpAtenHardswish, OpAtenHardsigmoid, OpAtenMish, OpAtenRelu6, OpAtenSoftplus, OpAtenFrac, OpAtenSgn, OpAtenSquare, OpAtenRoundDecimals, OpAtenZero, OpAtenFillTensor, OpAtenTriu, OpAtenTril, OpAtenRoll, OpAtenIndexAdd, OpAtenIndexCopy, OpAten_UnsafeIndexPut, OpAtenDiagonalScatter, OpAtenLiftFreshCopy, OpAtenPrelu, OpAten_PreluKernel, OpAtenDropout, OpAtenBernoulli, OpAtenBernoulliP, OpAtenUniform, OpAtenDetach, OpAtenLiftFresh, OpAtenAliasCopy, OpAtenLayerNorm, OpAtenGroupNorm, OpAtenBatchNorm, OpAtenInstanceNorm, OpAtenRmsNorm, OpPrimsViewOf, OpPrimsNeg, OpPrimsExp, OpPrimsRsqrt} {
+	for _, op := range []Op{OpAtenNeg, OpAtenRelu, OpAtenCeil, OpAtenFloor, OpAtenRound, OpAtenTrunc, OpAtenSign, OpAtenBitwiseNot, OpAtenElu, OpAtenGelu, OpAtenHardtanh, OpAtenLeakyRelu, OpAtenFillScalar, OpAtenCopy, OpAtenFlip, OpAtenMaskedScatter, OpAtenAlias, OpAtenIndexPut, OpAtenScatterSrc, OpAtenScatterValue, OpAtenScatterAdd, OpAtenScatterReduceTwo, OpAtenSelectScatter, OpAtenSliceScatter, OpAtenHardswish, OpAtenHardsigmoid, OpAtenMish, OpAtenRelu6, OpAtenSoftplus, OpAtenFrac, OpAtenSgn, OpAtenSquare, OpAtenRoundDecimals, OpAtenZero, OpAtenFillTensor, OpAtenTriu, OpAtenTril, OpAtenRoll, OpAtenIndexAdd, OpAtenIndexCopy, OpAten_UnsafeIndexPut, OpAtenDiagonalScatter, OpAtenLiftFreshCopy, OpAtenPrelu, OpAten_PreluKernel, OpAtenDropout, OpAtenBernoulli, OpAtenBernoulliP, OpAtenUniform, OpAtenDetach, OpAtenLiftFresh, OpAtenAliasCopy, OpAtenLayerNorm, OpAtenGroupNorm, OpAtenBatchNorm, OpAtenInstanceNorm, OpAtenRmsNorm, OpPrimsViewOf, OpPrimsNeg, OpPrimsExp, OpPrimsRsqrt, OpAtenThresholdBackward, OpAtenGeluBackward, OpAtenTanhBackward, OpAtenSigmoidBackward, OpAtenSiluBackward, OpAten_SoftmaxBackwardData, OpAten_LogSoftmaxBackwardData} {
 		opTable[op].Infer = inferSame
 	}
 	for _, op := range []Op{OpAten_IsAllTrue, OpAten_IsAnyTrue} {
@@ -8524,33 +8524,6 @@ const (
 	ArgAtenEmbeddingDenseBackwardNumWeights      = 2
 	ArgAtenEmbeddingDenseBackwardPaddingIdx      = 3
 	ArgAtenEmbeddingDenseBackwardScaleGradByFreq = 4
-	// aten.threshold_backward.default
-	ArgAtenThresholdBackwardGradOutput = 0
-	ArgAtenThresholdBackwardSelf       = 1
-	ArgAtenThresholdBackwardThreshold  = 2
-	// aten.gelu_backward.default
-	ArgAtenGeluBackwardGradOutput  = 0
-	ArgAtenGeluBackwardSelf        = 1
-	ArgAtenGeluBackwardApproximate = 2
-	// aten.tanh_backward.default
-	ArgAtenTanhBackwardGradOutput = 0
-	ArgAtenTanhBackwardOutput     = 1
-	// aten.sigmoid_backward.default
-	ArgAtenSigmoidBackwardGradOutput = 0
-	ArgAtenSigmoidBackwardOutput     = 1
-	// aten.silu_backward.default
-	ArgAtenSiluBackwardGradOutput = 0
-	ArgAtenSiluBackwardSelf       = 1
-	// aten._softmax_backward_data.default
-	ArgAten_SoftmaxBackwardDataGradOutput = 0
-	ArgAten_SoftmaxBackwardDataOutput     = 1
-	ArgAten_SoftmaxBackwardDataDim        = 2
-	ArgAten_SoftmaxBackwardDataInputDtype = 3
-	// aten._log_softmax_backward_data.default
-	ArgAten_LogSoftmaxBackwardDataGradOutput = 0
-	ArgAten_LogSoftmaxBackwardDataOutput     = 1
-	ArgAten_LogSoftmaxBackwardDataDim        = 2
-	ArgAten_LogSoftmaxBackwardDataInputDtype = 3
 	// aten._embedding_bag.default
 	ArgAten_EmbeddingBagWeight            = 0
 	ArgAten_EmbeddingBagIndices           = 1
@@ -10397,6 +10370,33 @@ const (
 	ArgMemoryAllocDtype    = 1
 	ArgMemoryAllocDimOrder = 2
 	ArgMemoryAllocDevice   = 3
+	// aten.threshold_backward.default
+	ArgAtenThresholdBackwardGradOutput = 0
+	ArgAtenThresholdBackwardSelf       = 1
+	ArgAtenThresholdBackwardThreshold  = 2
+	// aten.gelu_backward.default
+	ArgAtenGeluBackwardGradOutput  = 0
+	ArgAtenGeluBackwardSelf        = 1
+	ArgAtenGeluBackwardApproximate = 2
+	// aten.tanh_backward.default
+	ArgAtenTanhBackwardGradOutput = 0
+	ArgAtenTanhBackwardOutput     = 1
+	// aten.sigmoid_backward.default
+	ArgAtenSigmoidBackwardGradOutput = 0
+	ArgAtenSigmoidBackwardOutput     = 1
+	// aten.silu_backward.default
+	ArgAtenSiluBackwardGradOutput = 0
+	ArgAtenSiluBackwardSelf       = 1
+	// aten._softmax_backward_data.default
+	ArgAten_SoftmaxBackwardDataGradOutput = 0
+	ArgAten_SoftmaxBackwardDataOutput     = 1
+	ArgAten_SoftmaxBackwardDataDim        = 2
+	ArgAten_SoftmaxBackwardDataInputDtype = 3
+	// aten._log_softmax_backward_data.default
+	ArgAten_LogSoftmaxBackwardDataGradOutput = 0
+	ArgAten_LogSoftmaxBackwardDataOutput     = 1
+	ArgAten_LogSoftmaxBackwardDataDim        = 2
+	ArgAten_LogSoftmaxBackwardDataInputDtype = 3
 	// aten._print.default
 	ArgAten_PrintS = 0
 	// opaque.call.default
