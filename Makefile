@@ -10,7 +10,7 @@ OUT      := out
 # ends of time-limited fuzzing (golang/go#75804). `make fuzz` runs longer.
 FUZZTIME ?= 20000x
 
-.PHONY: all build run test vet unit race fuzz-short fuzz bench generate docs clean ort flatc venv fixtures fixtures-check
+.PHONY: all build run test vet unit race fuzz-short fuzz bench generate docs clean ort flatc venv fixtures fixtures-check anchors bench-programs bench-genuine
 
 all: build
 
@@ -92,6 +92,21 @@ fuzz:
 bench:
 	$(GO) test -run=NONE -bench=. -benchmem ./ir/... ./passes/... ./interp/...
 	$(GO) test -run=NONE -bench=. -benchmem -benchtime=1x ./targets/pt2/... ./targets/onnx/... ./targets/executorch
+
+# Anchors (not part of `make test`): torch.onnx (dynamo + onnxscript
+# optimizer) and exir (XNNPACK partitioner, to_executorch) beside fxport on
+# every tests/corpus program, in one run; writes docs/benchmarks.md.
+anchors: build venv
+	$(VENV_PY) tools/anchors/anchors.py --fxport $(BIN) --out docs/benchmarks.md
+
+# Genuine torch.export stacks (decoder, ViT, ResNet blocks at ~1k/10k/100k
+# nodes), cached outside git ($$FXPORT_BENCH_CACHE or ~/.cache/fxport/bench),
+# and the benchmark that exports them through every target and fails when
+# 10x the nodes cost more than 12x the time (docs/performance.md).
+bench-programs: venv
+	$(VENV_PY) tools/anchors/scaling.py
+bench-genuine: bench-programs
+	$(GO) test -run=NONE -bench=GenuineScaling -benchtime=1x -timeout=4h ./cmd/fxport
 
 generate:
 	$(GO) generate ./...

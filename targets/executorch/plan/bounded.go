@@ -1,6 +1,10 @@
 package plan
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // placeBounded tries to place every planned class inside an arena of
 // limit bytes: classes in the given order, each into a gap left by the
@@ -32,7 +36,7 @@ func placeBounded(classes []*class, align, limit int64, less func(a, b *class) b
 		for _, q := range live.overlapping(c) {
 			busy = append(busy, span{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
 		}
-		sort.Slice(busy, func(i, j int) bool { return busy[i].lo < busy[j].lo })
+		slices.SortFunc(busy, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		need := alignUp(c.size, align)
 		// Free gaps within [0, limit).
 		var gaps []span

@@ -1,6 +1,10 @@
 package plan
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // alignUp rounds n up to a multiple of a.
 func alignUp(n, a int64) int64 {
@@ -85,7 +89,7 @@ func place(classes []*class, align int64, name string, less func(a, b *class) bo
 			busy = append(busy, span{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
 		}
 		// The order among spans with one lo does not change gapFor's answer.
-		sort.Slice(busy, func(i, j int) bool { return busy[i].lo < busy[j].lo })
+		slices.SortFunc(busy, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		need := alignUp(c.size, align)
 		off := gapFor(busy, need, align, bestFit)
 		pl.offset[c.id] = off

@@ -52,7 +52,7 @@ func mergeUnrelated(groups [][]*ir.Node, pos map[*ir.Node]int) [][]*ir.Node {
 				// leaves i and comes back through the cut.
 				break
 			}
-			if max(m.last[i], m.last[j]) > min(m.cut[i], m.cut[j]) || !m.convex(i, j) {
+			if max(m.last[i], m.last[j]) > min(m.cut[i], m.cut[j]) || m.spineSeparates(i, j) || !m.convex(i, j) {
 				continue
 			}
 			m.merge(i, j)
@@ -88,6 +88,11 @@ type merger struct {
 	seen, seenGroup []int
 	stamp           int
 	work            []*ir.Node
+	// below and above are each partition's spine indices (merger.spine):
+	// the latest spine node one of its nodes descends from (-1 when
+	// none), and the first spine node one of its nodes reaches through
+	// its users (math.MaxInt when none).
+	below, above []int
 }
 
 func newMerger(groups [][]*ir.Node, pos map[*ir.Node]int) *merger {
@@ -124,7 +129,85 @@ func newMerger(groups [][]*ir.Node, pos map[*ir.Node]int) *merger {
 			m.cut[k] = min(m.cut[k], reach[pos[n]])
 		}
 	}
+	desc, anc := m.spine(byPos)
+	m.below, m.above = make([]int, len(groups)), make([]int, len(groups))
+	for k, g := range groups {
+		m.below[k], m.above[k] = -1, math.MaxInt
+		for _, n := range g {
+			m.below[k] = max(m.below[k], desc[pos[n]])
+			m.above[k] = min(m.above[k], anc[pos[n]])
+		}
+	}
 	return m
+}
+
+// spine picks a chain of nodes no partition holds, c0, c1, …, each a
+// descendant of the one before (greedily, in graph order: a node joins when
+// it descends from the chain's last node), and returns for each position
+// desc, the index of the latest chain node the node there descends from or
+// is (-1 when none), and anc, the index of the first chain node it reaches
+// through its users (math.MaxInt when none). Along a chain, descending from
+// c_t means descending from every earlier chain node, and reaching c_t
+// means reaching every later one.
+//
+// Unlike a cut node (merger.cuts), a chain node need not be an ancestor of
+// every later node: weight transposes, constants and masks built from the
+// inputs alone, which a transformer block has plenty of, do not break it.
+func (m *merger) spine(byPos []*ir.Node) (desc, anc []int) {
+	n := len(byPos)
+	desc, anc = make([]int, n), make([]int, n)
+	chain := []int{} // positions of the chain nodes
+	for p := 0; p < n; p++ {
+		desc[p] = -1
+		x := byPos[p]
+		if x == nil || x.IsReturn() {
+			continue
+		}
+		for _, v := range x.Operands() {
+			if v.Def != nil {
+				if q, ok := m.pos[v.Def]; ok && q < p {
+					desc[p] = max(desc[p], desc[q])
+				}
+			}
+		}
+		if m.owner[p] < 0 && desc[p] == len(chain)-1 {
+			desc[p] = len(chain)
+			chain = append(chain, p)
+		}
+	}
+	isChain := make([]int, n)
+	for p := range isChain {
+		isChain[p] = -1
+	}
+	for t, p := range chain {
+		isChain[p] = t
+	}
+	for p := n - 1; p >= 0; p-- {
+		anc[p] = math.MaxInt
+		x := byPos[p]
+		if x == nil {
+			continue
+		}
+		m.users(x, func(u *ir.Node) bool {
+			if q, ok := m.pos[u]; ok && q > p {
+				if isChain[q] >= 0 {
+					anc[p] = min(anc[p], isChain[q])
+				}
+				anc[p] = min(anc[p], anc[q])
+			}
+			return false
+		})
+	}
+	return desc, anc
+}
+
+// spineSeparates reports a path from partition i or j through a chain
+// node (merger.spine) to the other: one reaches chain node c_t, and the
+// other has a node that descends from c_t or a later chain node. That
+// path leaves the pair and comes back, so the pair cannot merge; the check
+// costs O(1), where convex walks the nodes between the two.
+func (m *merger) spineSeparates(i, j int) bool {
+	return m.below[j] >= m.above[i] || m.below[i] >= m.above[j]
 }
 
 // cuts returns, for each position, the first cut node that the node there
@@ -226,6 +309,7 @@ func (m *merger) merge(i, j int) {
 	m.addSpan(m.first[i], m.last[i], -1)
 	m.addSpan(m.first[j], m.last[j], -1)
 	m.first[i], m.last[i], m.cut[i] = min(m.first[i], m.first[j]), max(m.last[i], m.last[j]), min(m.cut[i], m.cut[j])
+	m.below[i], m.above[i] = max(m.below[i], m.below[j]), min(m.above[i], m.above[j])
 	m.addSpan(m.first[i], m.last[i], 1)
 	m.dead[j] = true
 }

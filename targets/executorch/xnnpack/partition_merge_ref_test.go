@@ -216,3 +216,62 @@ func TestMergeUnrelatedMatchesRef(t *testing.T) {
 	}
 	t.Logf("%d merges across the random cases", merged)
 }
+
+// A chain of blocks, each with a node read from the inputs alone (a weight
+// transpose or a mask, in a real model) and an undelegated node on the
+// chain: the inputs-only nodes leave no cut node (merger.cuts), but the
+// undelegated chain nodes form a spine (merger.spine) that separates every
+// pair of blocks in O(1), and the merge still equals the reference.
+func TestMergeUnrelatedSpineSeparatesBlocks(t *testing.T) {
+	var body strings.Builder
+	prev := "x"
+	const blocks = 40
+	for b := range blocks {
+		fmt.Fprintf(&body, "  %%a%d: f32[4] = aten.relu.default(%%%s)\n", b, prev)
+		fmt.Fprintf(&body, "  %%w%d: f32[4] = aten.relu.default(%%y)\n", b)
+		fmt.Fprintf(&body, "  %%c%d: f32[4] = aten.add.Tensor(%%a%d, %%w%d)\n", b, b, b)
+		fmt.Fprintf(&body, "  %%u%d: f32[4] = aten.abs.default(%%c%d)\n", b, b)
+		prev = fmt.Sprintf("u%d", b)
+	}
+	src := fmt.Sprintf("input x: user_input\ninput y: user_input\noutput user_output\ngraph forward(%%x: f32[4], %%y: f32[4]) {\n%s  return %%%s\n}\n", body.String(), prev)
+	p, err := ir.Parse([]byte(src), "spine.fxir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := p.Main.Nodes()
+	pos := make(map[*ir.Node]int, len(nodes))
+	for i, x := range nodes {
+		pos[x] = i
+	}
+	claimed := func(x *ir.Node) bool { return !x.IsReturn() && x.Op.Info().Name != "aten.abs.default" }
+	groups := partition.Group(nodes, pos, claimed)
+	if len(groups) != blocks {
+		t.Fatalf("got %d partitions, want one per block (%d)", len(groups), blocks)
+	}
+	m := newMerger(groups, pos)
+	separated, cut := 0, 0
+	for i := range groups {
+		for j := i + 1; j < len(groups); j++ {
+			if m.first[j] > m.cut[i] || max(m.last[i], m.last[j]) > min(m.cut[i], m.cut[j]) {
+				cut++
+			}
+			if m.spineSeparates(i, j) {
+				separated++
+			}
+		}
+	}
+	if cut != 0 {
+		t.Fatalf("the cut rule separates %d pairs: the test needs a program whose cuts separate nothing", cut)
+	}
+	if want := blocks * (blocks - 1) / 2; separated != want {
+		t.Errorf("the spine separates %d pairs of blocks, want all %d", separated, want)
+	}
+	ref := make([][]*ir.Node, len(groups))
+	for k, g := range groups {
+		ref[k] = slices.Clone(g)
+	}
+	want := groupNames(mergeUnrelatedRef(ref, pos))
+	if got := groupNames(mergeUnrelated(groups, pos)); got != want {
+		t.Errorf("partitions\n%s\nwant (reference)\n%s", got, want)
+	}
+}
