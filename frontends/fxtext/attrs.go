@@ -114,6 +114,10 @@ func (gb *gbuild) usedAsSubgraph(name, path string) bool {
 		if st.rhs == nil || st.rhs.kind != eCall || st.rhs.fn.kind != eName || !strings.Contains(st.rhs.fn.name, "higher_order") {
 			continue
 		}
+		switch fn := st.rhs.fn.name; {
+		case strings.Contains(fn, "call_torchbind"), strings.Contains(fn, "with_effects"), strings.Contains(fn, "auto_functionalized"):
+			continue // these take objects and tensors, not subgraphs
+		}
 		for _, a := range st.rhs.elems {
 			if n, ok := a.simpleName(); ok && n == name {
 				return true

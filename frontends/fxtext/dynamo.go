@@ -401,7 +401,7 @@ func (gb *gbuild) tensorOperator(st *fxStmt, target string, posE []*expr) (bool,
 		if !ok || b.kind != bValue {
 			continue
 		}
-		if ir.AsTensor(b.value.Type) != nil || ir.IsUnknown(b.value.Type) && gb.dynamoLevel {
+		if ir.AsTensor(b.value.Type) != nil || ir.IsUnknown(b.value.Type) && gb.dynamoLevel && !scalarProducer(b.value) {
 			tensorAt = i
 			break
 		}
@@ -496,4 +496,21 @@ func (gb *gbuild) memoryAlloc(st *fxStmt, target string, posE []*expr, keys []st
 		}
 	}
 	return gb.opaque(st, target, posE, keys, kwE, "a memory.alloc of several tensors")
+}
+
+// scalarProducer reports a value of unknown type whose op returns a
+// Python-level scalar (sym_size, operator.*), not a tensor.
+func scalarProducer(v *ir.Value) bool {
+	if v.Def == nil {
+		return false
+	}
+	rs := v.Def.Op.Info().Schema.Returns
+	if v.Index >= len(rs) {
+		return false
+	}
+	switch rs[v.Index].Type.Base {
+	case ir.KSymInt, ir.KInt, ir.KSymFloat, ir.KFloat, ir.KSymBool, ir.KBool, ir.KScalar:
+		return !rs[v.Index].Type.List
+	}
+	return false
 }

@@ -139,6 +139,13 @@ func TestDynamoLevel(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
+	// Untyped, the SymInt arithmetic still reads as operator.mul.
+	u := printParsed(t, mustParse(t, dynamoCode, Options{}))
+	for _, want := range []string{"%n: unknown = operator.mul(%size, 2)", "%mul: unknown = aten.mul.Tensor(%L_x_, %L_x_)"} {
+		if !strings.Contains(u, want) {
+			t.Errorf("untyped: missing %q in\n%s", want, u)
+		}
+	}
 	if d, _ := p.Meta.Get(MetaDropped); d != "4: torch._C._set_grad_enabled" {
 		t.Errorf("dropped calls: %q", d)
 	}
@@ -251,6 +258,30 @@ func TestOpaqueRegions(t *testing.T) {
 	for _, want := range []string{
 		`%getitem: f32[2] = opaque.call.default("torch.ops.higher_order.cond", [], %p, "self.true_graph_0", "self.false_graph_0", [%x])`,
 		`%getitem_1: unknown = opaque.call.default("torch.ops.higher_order.executorch_call_delegate", [], "self.lowered_module_0", %getitem)`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in\n%s", want, text)
+		}
+	}
+}
+
+// Torchbind objects, call_torchbind and effectful custom ops read as opaque
+// calls on an unknown-typed attribute.
+func TestTorchbindOpaque(t *testing.T) {
+	src := `def forward(self, token, x: "f32[2]"):
+    attr = self.attr
+    call_torchbind = torch.ops.higher_order.call_torchbind(attr, 'add_tensor', x)
+    with_effects = torch.ops.higher_order.with_effects(token, torch.ops._TorchScriptTesting.takes_foo.default, attr, x)
+    getitem = with_effects[0]
+    getitem_1: "f32[2]" = with_effects[1];  with_effects = None
+    return (getitem, getitem_1, call_torchbind)
+`
+	p := mustParse(t, src, Options{})
+	text := printParsed(t, p)
+	for _, want := range []string{
+		"graph forward(%attr: unknown, %token: unknown, %x: f32[2])",
+		`%call_torchbind: unknown = opaque.call.default("torch.ops.higher_order.call_torchbind", [], %attr, "add_tensor", %x)`,
+		`%getitem: unknown, %getitem_1: f32[2] = opaque.call.default("torch.ops.higher_order.with_effects", [], %token, "torch.ops._TorchScriptTesting.takes_foo.default", %attr, %x)`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in\n%s", want, text)
