@@ -101,7 +101,7 @@ func TestReplaceViewCopyWithViewPosition(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := pl.String()
-		want := "fold-constant-views, constant-propagation, replace-view-copy-with-view, to-out-variants"
+		want := "fold-constant-views, constant-propagation, scalar-to-tensor, replace-view-copy-with-view, to-out-variants"
 		if !strings.Contains(text, want) {
 			t.Errorf("%s pipeline lacks %q:\n%s", backend, want, text)
 		}

@@ -99,6 +99,7 @@ var executorchRows = []Row{
 	// to_executorch.
 	{Stage: StageLowering, Pass: "fold-constant-views", Why: "copies of constants fold into lifted constants once partitioning is done"},
 	{Stage: StageLowering, Pass: "constant-propagation", Why: "after fold-constant-views: views of constants fold cheaper as byte views (off by default)"},
+	{Stage: StageLowering, Pass: "scalar-to-tensor", Why: "literals in Tensor slots become 0-dim constants (exir's ScalarToTensorPass); after partitioning (delegates take their scalars as they are) and constant-propagation, before to-out-variants converts the full nodes it builds in regions"},
 	{Stage: StageLowering, Pass: "replace-view-copy-with-view", Why: "before to-out-variants, which would give a view_copy a memory.alloc of its own (exir's order)"},
 	{Stage: StageLowering, Pass: "to-out-variants", Why: "functional ops become .out variants writing into memory.alloc tensors"},
 	{Stage: StageLowering, Pass: "insert-write-back", Why: "mutated buffers and inputs get their copy_ on the out-variant graph"},
@@ -139,6 +140,7 @@ var PassOrder = []Constraint{
 	{"xnnpack-partition", "decompose-unclaimed", "only the nodes left outside every delegate are decomposed"},
 	{"fold-constant-views", "constant-propagation", "views of constants fold cheaper as byte views"},
 	{"replace-view-copy-with-view", "to-out-variants", "a view_copy left to to-out-variants gets its own memory.alloc"},
+	{"scalar-to-tensor", "to-out-variants", "the full([], v) nodes it builds inside regions need their out variant"},
 	{"xnnpack-partition", "to-out-variants", "delegate regions hold functional ops"},
 	{"decompose-unclaimed", "to-out-variants", "out variants exist for the core decomposition"},
 	{"to-out-variants", "insert-write-back", "the write-back copy_ follows the out-variant graph"},

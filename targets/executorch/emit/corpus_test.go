@@ -12,6 +12,7 @@ import (
 	"github.com/fxport/fxport/frontends/pt2"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/targets/executorch/callconv"
 	"github.com/fxport/fxport/targets/executorch/emit"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 	"github.com/fxport/fxport/targets/executorch/pte"
@@ -71,6 +72,11 @@ func TestCorpusExportsToPTE(t *testing.T) {
 				if !portableKernel(op) {
 					t.Errorf("operator %s.%s is not a portable kernel", op.Name, op.Overload)
 				}
+			}
+			// exir's calling convention: every call's argument count and
+			// return slot (one TensorList for several outs).
+			if err := callconv.Check(got.Program.ExecutionPlan[0], callconv.Lookup); err != nil {
+				t.Error(err)
 			}
 			if flatcErr == nil {
 				file := filepath.Join(out, name+".pte")

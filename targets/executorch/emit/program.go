@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/callconv"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 	"github.com/fxport/fxport/targets/executorch/plan"
 	"github.com/fxport/fxport/targets/executorch/pte"
@@ -425,30 +426,24 @@ func (m *method) emitNode(n *ir.Node) error {
 	if len(n.Args) != len(schema) {
 		return n.Errorf("%d arguments for %d schema arguments", len(n.Args), len(schema))
 	}
-	args := make([]int32, 0, len(schema)+len(n.Results))
-	var mutable []int32 // values of the arguments the op writes (a!)
+	args := make([]int32, 0, callconv.Arity(&info.Schema))
+	var mutable []int32 // the tensors the op writes (a! arguments; a Tensor[] out's items)
 	for i, as := range schema {
 		idx, err := m.arg(as.Type, n.Args[i])
 		if err != nil {
 			return n.Errorf("argument %q: %v", as.Name, err)
 		}
 		args = append(args, idx)
-		if as.Mutates() && n.Args[i].Kind == ir.ArgValue {
-			mutable = append(mutable, idx)
+		if as.Mutates() {
+			mutable = append(mutable, m.writtenTensors(idx)...)
 		}
 	}
-	// Return values: an out variant's (or in-place op's) results are the
-	// tensors it writes; other results are fresh values.
-	aliased := len(mutable) == len(n.Results) && (n.Op.Has(ir.PropOutVariant) || n.Op.Has(ir.PropInplace))
-	for i, r := range n.Results {
-		var idx int32
-		if aliased {
-			idx = mutable[i]
-			m.index[r] = idx
-		} else if idx, err = m.emitResult(r); err != nil {
-			return n.Errorf("result %d: %v", i, err)
-		}
-		args = append(args, idx)
+	slot, err := m.returnSlot(n, info, mutable)
+	if err != nil {
+		return err
+	}
+	if slot >= 0 {
+		args = append(args, slot)
 	}
 	m.chain.Instructions = append(m.chain.Instructions, &etfb.InstructionT{InstrArgs: &etfb.InstructionArgumentsT{
 		Type:  etfb.InstructionArgumentsKernelCall,

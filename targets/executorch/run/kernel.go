@@ -6,6 +6,7 @@ import (
 
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/targets/executorch/callconv"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 )
 
@@ -50,12 +51,15 @@ func (m *Method) kernelCall(k *etfb.KernelCallT) error {
 		return err
 	}
 	sch := op.Info().Schema
-	nargs, nret := len(sch.Args), len(sch.Returns)
-	if len(k.Args) != nargs+nret && len(k.Args) != nargs {
-		return fmt.Errorf("%s: %d arguments, the schema has %d arguments and %d returns", full, len(k.Args), nargs, nret)
+	nargs := len(sch.Args)
+	if want := callconv.Arity(&sch); len(k.Args) != want {
+		return fmt.Errorf("%s: %d arguments, its kernel takes %d (%d schema arguments and %s): the runtime refuses the call (InvalidProgram)", full, len(k.Args), want, nargs, callconv.ReturnSlot(&sch))
 	}
 	args := make([]interp.Value, nargs)
 	for i, a := range sch.Args {
+		if err := m.checkKind(int(k.Args[i]), a.Type); err != nil {
+			return fmt.Errorf("%s: argument %d (%s): %w", full, i, a.Name, err)
+		}
 		v, err := m.argValue(int(k.Args[i]), a.Type)
 		if err != nil {
 			return fmt.Errorf("%s: argument %d (%s): %w", full, i, a.Name, err)
@@ -77,23 +81,166 @@ func (m *Method) kernelCall(k *etfb.KernelCallT) error {
 			return fmt.Errorf("%s: argument %d (%s): %w", full, i, a.Name, err)
 		}
 		written[vi] = true
+		if l, ok := m.vals[vi].(tensorList); ok {
+			for _, e := range l {
+				written[int(e)] = true
+			}
+		}
 	}
-	if len(k.Args) == nargs {
+	return m.storeReturn(full, &sch, k.Args[nargs:], outs, written)
+}
+
+// storeReturn checks a kernel call's return slot (callconv) and writes the
+// op's results into it, except where they are the out arguments the call
+// already wrote.
+func (m *Method) storeReturn(full string, sch *ir.Schema, slot []int32, outs []interp.Value, written map[int]bool) error {
+	kind := callconv.ReturnSlot(sch)
+	if kind == callconv.NoSlot {
 		return nil
 	}
-	if len(outs) != nret {
-		return fmt.Errorf("%s: %d results for %d returns", full, len(outs), nret)
+	vi := int(slot[0])
+	if vi < 0 || vi >= len(m.vals) {
+		return fmt.Errorf("%s: return value index %d out of range (%d values)", full, vi, len(m.vals))
 	}
-	for j := range nret {
-		vi := int(k.Args[nargs+j])
-		if written[vi] {
-			continue
+	if kind == callconv.ListSlot {
+		l, ok := m.vals[vi].(tensorList)
+		if !ok {
+			return fmt.Errorf("%s: return value %d is %s; the kernel's return slot is a TensorList", full, vi, kindName(m.vals[vi]))
 		}
-		if err := m.store(vi, outs[j]); err != nil {
-			return fmt.Errorf("%s: return %d: %w", full, j, err)
+		if callconv.IsOut(sch) {
+			for j, e := range l {
+				if !written[int(e)] {
+					return fmt.Errorf("%s: return TensorList item %d (value %d) is not one of the out tensors", full, j, e)
+				}
+			}
+			return nil
 		}
+		res := interp.Value(outs)
+		if len(sch.Returns) == 1 && len(outs) == 1 { // one Tensor[] return
+			res = outs[0]
+		}
+		if err := m.store(vi, res); err != nil {
+			return fmt.Errorf("%s: return: %w", full, err)
+		}
+		return nil
+	}
+	if written[vi] {
+		return nil
+	}
+	if callconv.IsOut(sch) {
+		return fmt.Errorf("%s: return value %d is not the out tensor", full, vi)
+	}
+	if len(outs) != 1 {
+		return fmt.Errorf("%s: %d results for one return value", full, len(outs))
+	}
+	if err := m.store(vi, outs[0]); err != nil {
+		return fmt.Errorf("%s: return: %w", full, err)
 	}
 	return nil
+}
+
+// checkKind refuses value vi where a kernel argument of schema type t
+// cannot read it: the runtime's EValue accessors (toTensor, toInt,
+// toDouble, toBool, toScalar, toIntList, …) abort on a value of another
+// kind, so such a call would crash the genuine runtime.
+func (m *Method) checkKind(vi int, t ir.SchemaType) error {
+	if vi < 0 || vi >= len(m.vals) {
+		return fmt.Errorf("value index %d out of range (%d values)", vi, len(m.vals))
+	}
+	v := m.vals[vi]
+	if v == nil {
+		if t.Optional {
+			return nil
+		}
+		if t.Base == ir.KTensor && !t.List {
+			return fmt.Errorf("a None value where the kernel expects a Tensor (exir passes an empty BYTE tensor)")
+		}
+		if t.Base == ir.KScalarType || t.Base == ir.KLayout || t.Base == ir.KMemoryFormat || t.Base == ir.KDevice {
+			return nil
+		}
+		return fmt.Errorf("a None value where the kernel expects %s", t)
+	}
+	ok := true
+	want := t.String()
+	if t.List {
+		switch t.Base {
+		case ir.KInt, ir.KSymInt:
+			_, ok = v.(intList)
+			want = "an IntList"
+		case ir.KFloat, ir.KSymFloat:
+			_, ok = v.(doubleList)
+			want = "a DoubleList"
+		case ir.KBool, ir.KSymBool:
+			_, ok = v.(boolList)
+			want = "a BoolList"
+		case ir.KTensor:
+			if t.ElemOptional {
+				_, ok = v.(optTensorList)
+				want = "an OptionalTensorList"
+			} else {
+				_, ok = v.(tensorList)
+				want = "a TensorList"
+			}
+		}
+	} else {
+		switch t.Base {
+		case ir.KTensor:
+			_, ok = v.(*slot)
+			want = "a Tensor"
+		case ir.KInt, ir.KSymInt, ir.KScalarType, ir.KLayout, ir.KMemoryFormat:
+			_, ok = v.(int64)
+			want = "an Int"
+		case ir.KFloat, ir.KSymFloat:
+			_, ok = v.(float64)
+			want = "a Double"
+		case ir.KBool, ir.KSymBool:
+			_, ok = v.(bool)
+			want = "a Bool"
+		case ir.KScalar:
+			switch v.(type) {
+			case int64, float64, bool:
+			default:
+				ok = false
+			}
+			want = "a Scalar (Int, Double or Bool)"
+		case ir.KStr:
+			_, ok = v.(string)
+			want = "a String"
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%s value where the kernel expects %s (%s): the runtime aborts reading it", kindName(v), want, t)
+	}
+	return nil
+}
+
+// kindName names the EValue kind of a value-table entry.
+func kindName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "a None"
+	case *slot:
+		return "a Tensor"
+	case int64:
+		return fmt.Sprintf("an Int (%d)", x)
+	case float64:
+		return fmt.Sprintf("a Double (%g)", x)
+	case bool:
+		return fmt.Sprintf("a Bool (%t)", x)
+	case string:
+		return "a String"
+	case intList:
+		return "an IntList"
+	case doubleList:
+		return "a DoubleList"
+	case boolList:
+		return "a BoolList"
+	case tensorList:
+		return "a TensorList"
+	case optTensorList:
+		return "an OptionalTensorList"
+	}
+	return fmt.Sprintf("a %T", v)
 }
 
 // argValue reads value vi as an argument of schema type t: ScalarType,

@@ -179,9 +179,9 @@ graph forward(%%p_w: i8[4, 64], %%p_ws: f32[4, 2], %%x: f32[3, 64]) {
 }
 
 // checkMultiOut checks the kernel call of ns::name.overload: its args are
-// the nin functional arguments, the two out tensors, then the two returns
-// again (the same values), and the two out tensors are distinct planned
-// tensors whose memory does not overlap.
+// the nin functional arguments, the two out tensors, then one TensorList
+// holding both (exir's return slot for several outs), and the two out
+// tensors are distinct planned tensors whose memory does not overlap.
 func checkMultiOut(t *testing.T, f *pte.File, ns, name, overload string, nin int) {
 	t.Helper()
 	plan := f.Methods[0].Plan
@@ -202,12 +202,13 @@ func checkMultiOut(t *testing.T, f *pte.File, ns, name, overload string, nin int
 				continue
 			}
 			found = true
-			if len(k.Args) != nin+4 {
-				t.Fatalf("%s: %d args, want %d inputs + 2 outs + 2 returns", name, len(k.Args), nin)
+			if len(k.Args) != nin+3 {
+				t.Fatalf("%s: %d args, want %d inputs + 2 outs + 1 TensorList", name, len(k.Args), nin)
 			}
 			a, b := k.Args[nin], k.Args[nin+1]
-			if a == b || k.Args[nin+2] != a || k.Args[nin+3] != b {
-				t.Errorf("%s: out args %v, want two distinct outs returned again", name, k.Args[nin:])
+			l, ok := plan.Values[k.Args[nin+2]].Val.Value.(*etfb.TensorListT)
+			if a == b || !ok || len(l.Items) != 2 || l.Items[0] != a || l.Items[1] != b {
+				t.Errorf("%s: out args %v, want two distinct outs, then a TensorList of both", name, k.Args[nin:])
 			}
 			ta := plan.Values[a].Val.Value.(*etfb.TensorT)
 			tb := plan.Values[b].Val.Value.(*etfb.TensorT)
