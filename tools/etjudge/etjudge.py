@@ -19,9 +19,9 @@ For each case the program is loaded with Verification.InternalConsistency (a .bp
 embedded program too), its method loaded and executed, and every output compared with the
 expected one: same dtype and shape; floating point passes when
 max|got - exp| <= 1e-4 * max|exp| (NaN matches NaN), other dtypes must be equal. A .bpte is
-also run through the runtime's bundled-program API: each test case's inputs are loaded from
-the bundle, executed and checked with verify_result_with_bundled_expected_output, and the
-outputs compared with the expected directory as above.
+also run through the runtime's bundled-program API: verify_result_with_bundled_expected_output
+loads each test case's inputs from the bundle, executes them and checks the bundle's expected
+outputs; its outputs are compared with the expected directory as above.
 
 One JSON line per case is printed on stdout:
 
@@ -238,22 +238,19 @@ def run_case(case, result):
     ncases = dict(suites).get(method, 0)
     if ncases == 0:
         raise RuntimeError("bundled program has no test case for method %r (suites: %s)" % (method, suites))
-    bundle = lib._load_bundled_program_from_buffer(buf)
-    data = None
     if ptd:
-        with open(ptd[0], "rb") as f:
-            data = f.read()
-    mod = lib._load_for_executorch_from_bundled_program(bundle, data_map_buffer=data)
+        raise ValueError("a .bpte with a .ptd: the runtime's bundled-program API takes no data file")
+    bundle = lib._load_bundled_program_from_buffer(buf)
     result["loaded"] = True
     result["cases"] = ncases
+    # The bundle's own expected outputs, with the runtime's rtol and an atol
+    # of the judge's rule's order of magnitude.
+    scale = max([float(abs(e.astype("float64")).max()) for e in expected if e.size and e.dtype.kind == "f"] or [0.0])
     for i in range(ncases):
-        mod.load_bundled_input(bundle, method, i)
-        outs = mod.plan_execute(method)
+        # Loads test case i's inputs, executes and checks the bundle's expected
+        # outputs (raising on a mismatch); returns the outputs.
+        outs = bundle.verify_result_with_bundled_expected_output(method, i, rtol=1e-5, atol=max(RTOL * scale, 1e-8))
         result["ran"] = True
-        # The bundle's own expected outputs, with the runtime's default tolerances
-        # loosened to the judge's rule's order of magnitude.
-        scale = max(float(abs(e.astype("float64")).max()) if e.size and e.dtype.kind == "f" else 0.0 for e in expected)
-        mod.verify_result_with_bundled_expected_output(bundle, method, i, rtol=1e-5, atol=max(RTOL * scale, 1e-8))
         ok, msg, res = compare_all(outs, expected, skip, "test case %d" % i)
         result.update(res)
         if not ok:
