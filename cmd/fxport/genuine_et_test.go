@@ -201,8 +201,14 @@ func runJudge(t *testing.T, py, root, dir string, cases []judgeCase) map[string]
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 3 {
+		testenv.Missing(t, "the venv's ExecuTorch runtime ("+strings.TrimSpace(stderr.String())+")", "make venv")
+	}
 	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
 		t.Fatalf("etjudge: %v (exit %d)\n%s", err, code, stderr.String())
+	}
+	if len(bytes.TrimSpace(stdout)) == 0 {
+		t.Fatalf("etjudge printed nothing (exit %d)\n%s", cmd.ProcessState.ExitCode(), stderr.String())
 	}
 	res := map[string]judgeResult{}
 	sc := bufio.NewScanner(bytes.NewReader(stdout))

@@ -30,7 +30,8 @@ One JSON line per case is printed on stdout:
 (max_error and scale belong to the output with the largest max_error / scale ratio.) Each case
 runs in a forked child of this one process, so a runtime that aborts (a failed ET_CHECK)
 fails only its case; the runtime's log lines from that case are part of "error".
-Exit status: 0 when every case passed, 1 when any failed, 2 on a bad manifest.
+Exit status: 0 when every case passed, 1 when any failed, 2 on a bad manifest, 3 when
+torch or executorch is not importable.
 """
 
 import json
@@ -344,7 +345,11 @@ def judge(case):
 
 def main(argv):
     if len(argv) > 1 and argv[1] == "--operators":
-        from executorch.runtime import Runtime
+        try:
+            from executorch.runtime import Runtime
+        except ImportError as e:
+            print("etjudge: the ExecuTorch runtime is not importable: %s" % e, file=sys.stderr)
+            return 3
 
         for name in sorted(Runtime.get().operator_registry.operator_names):
             print(name)
@@ -357,10 +362,14 @@ def main(argv):
         print("etjudge: %s" % e, file=sys.stderr)
         return 2
     # Import once in this process; every forked child shares it.
-    import numpy  # noqa: F401
-    import torch  # noqa: F401
-    import executorch.runtime  # noqa: F401
-    import executorch.extension.pybindings.portable_lib  # noqa: F401
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+        import executorch.runtime  # noqa: F401
+        import executorch.extension.pybindings.portable_lib  # noqa: F401
+    except ImportError as e:
+        print("etjudge: the ExecuTorch runtime is not importable: %s" % e, file=sys.stderr)
+        return 3
 
     failed = 0
     for c in cases:

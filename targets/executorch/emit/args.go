@@ -22,6 +22,11 @@ func (m *method) arg(t ir.SchemaType, a ir.Arg) (int32, error) {
 		return m.operand(a.Value)
 	}
 	if !t.List {
+		if a.Kind == ir.ArgInt && (t.Base == ir.KFloat || t.Base == ir.KSymFloat) {
+			// The kernel reads a float argument with EValue::toDouble,
+			// which refuses an Int.
+			return m.add(evDouble(float64(a.Int))), nil
+		}
 		return m.literal(a)
 	}
 	if a.Kind != ir.ArgList {

@@ -44,3 +44,25 @@ func checkKernel(info *ir.OpInfo) error {
 		return fmt.Errorf("op %s has no out variant, so no portable kernel can run it (add its .out twin to gen/ops.spec or decompose it)", info.Name)
 	}
 }
+
+// opConvolutionOut is the portable convolution kernel.
+var opConvolutionOut = ir.MustLookupOp("aten.convolution.out")
+
+// checkKernelArgs refuses calls the kernel refuses at run time for their
+// operands: the portable convolution.out takes 3-D and 4-D inputs only
+// (Conv1d, Conv2d); a Conv3d that no delegate took would load and then
+// fail in the kernel.
+func checkKernelArgs(n *ir.Node) error {
+	if n.Op != opConvolutionOut {
+		return nil
+	}
+	in := n.Arg("input")
+	if in.Kind != ir.ArgValue {
+		return nil
+	}
+	t := in.Value.Tensor()
+	if t == nil || t.Rank() == 3 || t.Rank() == 4 {
+		return nil
+	}
+	return fmt.Errorf("a %d-D convolution (input %s): ExecuTorch's portable convolution.out takes 3-D and 4-D inputs only (1-d and 2-d convolutions), and no delegate took this one; a 3-d convolution cannot run on ExecuTorch's portable kernels", t.Rank(), t)
+}

@@ -24,6 +24,15 @@ graph forward(%x: f32[4], %y: f32[4]) {
   %add_: f32[4] = aten.add_.Tensor(%x, %y)
   return %add_
 }`, "in-place op aten.add_.Tensor has no portable kernel"},
+		{"3-d convolution no delegate took", `
+input p_w: parameter "w"
+input x: user_input
+output user_output
+weight "w": f32[2, 1, 1, 1, 1] = inline("0000803f00000040")
+graph forward(%p_w: f32[2, 1, 1, 1, 1], %x: f32[1, 1, 2, 3, 3]) {
+  %conv: f32[1, 2, 2, 3, 3] = aten.convolution.default(%x, %p_w, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1)
+  return %conv
+}`, "node %conv (aten.convolution.out) in graph forward: a 5-D convolution (input"},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {

@@ -418,6 +418,9 @@ func (m *method) emitNode(n *ir.Node) error {
 	if err := checkKernel(info); err != nil {
 		return n.Errorf("%v", err)
 	}
+	if err := checkKernelArgs(n); err != nil {
+		return n.Errorf("%v", err)
+	}
 	opIdx, err := m.operatorIndex(info)
 	if err != nil {
 		return n.Errorf("%v", err)

@@ -66,6 +66,9 @@ func (m *Method) kernelCall(k *etfb.KernelCallT) error {
 		}
 		args[i] = v
 	}
+	if err := kernelRefuses(op, args); err != nil {
+		return fmt.Errorf("%s: %w", full, err)
+	}
 	m.shapeDynamicOuts(sch, k.Args, args)
 	outs, err := m.runOp(op, args)
 	if err != nil {
@@ -241,6 +244,20 @@ func kindName(v any) string {
 		return "an OptionalTensorList"
 	}
 	return fmt.Sprintf("a %T", v)
+}
+
+var opConvolutionOut = ir.MustLookupOp("aten.convolution.out")
+
+// kernelRefuses reports operands a portable kernel refuses (it fails the
+// call with InvalidArgument): convolution.out takes 3-D and 4-D inputs only.
+func kernelRefuses(op ir.Op, args []interp.Value) error {
+	if op != opConvolutionOut || len(args) == 0 {
+		return nil
+	}
+	if in, ok := args[0].(*interp.Tensor); ok && in.Rank() != 3 && in.Rank() != 4 {
+		return fmt.Errorf("a %d-D input: the portable kernel takes 3-D and 4-D inputs only (the runtime fails the call)", in.Rank())
+	}
+	return nil
 }
 
 // argValue reads value vi as an argument of schema type t: ScalarType,

@@ -83,7 +83,15 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 		case xnnfb.XNodeUnionXNNSquare:
 			out, err = aten("aten.mul.Tensor", in, in)
 		case xnnfb.XNodeUnionXNNGlobalAvgPooling2d:
-			out, err = aten("aten.mean.dim", in, toValues([]int64{1, 2}), true, nil)
+			// NHWC in; without XNN_FLAG_KEEP_DIMS XNNPACK drops the
+			// pooled dims, so the output must be declared 2-D.
+			keep := x.Flags&xflagKeepDims != 0
+			if d, ok := r.decl[x.OutputId]; ok && d != nil {
+				if want := map[bool]int{true: 4, false: 2}[keep]; len(d.Dims) != want {
+					return fmt.Errorf("XNNGlobalAvgPooling2d: output value %d has %d dims, the node makes %d (flags %#x; XNN_FLAG_KEEP_DIMS keeps the pooled dims): XNNPACK refuses to define it", x.OutputId, len(d.Dims), want, x.Flags)
+				}
+			}
+			out, err = aten("aten.mean.dim", in, toValues([]int64{1, 2}), keep, nil)
 		default:
 			name, ok := unaryOps[kind]
 			if !ok {

@@ -11,6 +11,7 @@ import (
 const (
 	xflagAlignCorners     = 0x00000008
 	xflagTensorflowLegacy = 0x00000004
+	xflagKeepDims         = 0x00000040 // XNN_FLAG_KEEP_DIMS
 )
 
 // resize runs XNNStaticResizeBilinear2D (NHWC) as torch's

@@ -220,7 +220,9 @@ func (s *ser) node(n *ir.Node) error {
 		if err != nil {
 			return err
 		}
-		s.add(xnnfb.XNodeUnionXNNGlobalAvgPooling2d, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out}, s.handle, nil)
+		// mean.dim is claimed with keepdim=True only (support.go): the
+		// output keeps its reduced dims, [N, 1, 1, C] in NHWC.
+		s.add(xnnfb.XNodeUnionXNNGlobalAvgPooling2d, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out, Flags: flagKeepDims}, s.handle, nil)
 		return nil
 	case "aten.permute_copy.default":
 		return s.permute(n)

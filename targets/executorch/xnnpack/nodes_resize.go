@@ -14,6 +14,12 @@ import (
 // resize uses half-pixel centers (not TensorFlow's legacy mode).
 const flagAlignCorners = 0x00000008
 
+// flagKeepDims is XNNPACK's XNN_FLAG_KEEP_DIMS (xnnpack.h): a reduction or
+// global pooling keeps its reduced dims with length 1. exir sets it on
+// every XNNGlobalAvgPooling2d (mean.dim with keepdim=True); without it the
+// output has 2 dims and a 4-D consumer fails to define.
+const flagKeepDims = 0x00000040
+
 func (s *ser) resizeNode(n *ir.Node, name string) error {
 	switch name {
 	case "aten.upsample_bilinear2d.vec", "aten.upsample_bilinear2d.default":

@@ -8,7 +8,9 @@ import (
 
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
+	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
 	"github.com/fxport/fxport/targets/executorch/internal/ettest"
+	"github.com/fxport/fxport/targets/executorch/run"
 )
 
 // checkNumeric exports src to an XNNPACK .pte (pipeline, emit, encode,
@@ -168,5 +170,43 @@ func TestNumericRejectedStayPortable(t *testing.T) {
 				t.Fatalf("%s was delegated:\n%s", c.op, ir.Print(p))
 			}
 		})
+	}
+}
+
+// A global average pooling followed by a 4-D consumer (a squeeze-excite
+// style rescale) carries exir's XNN_FLAG_KEEP_DIMS: without it XNNPACK's
+// output has 2 dims ("number of dimensions (2) must be 4" on the genuine
+// runtime), and the runner refuses the node as XNNPACK does.
+func TestGlobalAvgPoolKeepsDims(t *testing.T) {
+	c := xnnExport(t, `input x: user_input
+output user_output
+graph forward(%x: f32[2, 3, 4, 5]) {
+  %m: f32[2, 3, 1, 1] = aten.mean.dim(%x, [-1, -2], True)
+  %s: f32[2, 3, 1, 1] = aten.sigmoid.default(%m)
+  %y: f32[2, 3, 4, 5] = aten.mul.Tensor(%x, %s)
+  return %y
+}
+`, "gap_keep_dims", "", func(ref *ir.Program) []interp.Value {
+		return ettest.Inputs(t, ref, func(i, k int) float64 { return math.Sin(float64(k*7+i*3+1)) * 2.5 })
+	})
+	wantAllDelegated(t, c.p)
+	var gap []*xnnfb.XNNNode1x1T
+	for _, d := range c.f.Methods[0].Delegates {
+		for _, n := range d.XNNPACK.Graph.Xnodes {
+			if n.XnodeUnion.Type == xnnfb.XNodeUnionXNNGlobalAvgPooling2d {
+				gap = append(gap, n.XnodeUnion.Value.(*xnnfb.XNNNode1x1T))
+			}
+		}
+	}
+	if len(gap) != 1 {
+		t.Fatalf("%d XNNGlobalAvgPooling2d nodes, want 1: %v", len(gap), delegateKinds(c.f))
+	}
+	if gap[0].Flags != 0x40 {
+		t.Errorf("XNNGlobalAvgPooling2d flags %#x, want XNN_FLAG_KEEP_DIMS (0x40)", gap[0].Flags)
+	}
+	wantWithin(t, c.run(t), c.want, func(w float64) float64 { return 1e-5 * (1 + math.Abs(w)) }, "")
+	gap[0].Flags = 0
+	if _, err := run.Run(c.f, c.ins, run.Options{}); err == nil || !strings.Contains(err.Error(), "XNN_FLAG_KEEP_DIMS") {
+		t.Errorf("without XNN_FLAG_KEEP_DIMS: %v, want the runner to refuse the node", err)
 	}
 }

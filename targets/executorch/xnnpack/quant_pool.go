@@ -85,7 +85,7 @@ func (s *ser) quantPoolNode(n *ir.Node, m *qpool) error {
 	if m.kind == xnnfb.XNodeUnionXNNMaxPooling2d {
 		s.add(m.kind, maxPoolParams(n, in, out), s.handle, nil) // nodes_more.go
 	} else {
-		s.add(m.kind, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out}, s.handle, nil)
+		s.add(m.kind, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out, Flags: flagKeepDims}, s.handle, nil)
 	}
 	return s.quantOutConverts(&m.qio, out, true)
 }
