@@ -3,7 +3,6 @@ package onnx
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
@@ -72,25 +71,6 @@ type Model struct {
 	// Optimization says whether the optimizer ran and what it did.
 	Optimization Optimization
 	weights      []*pendingWeight
-}
-
-// MissingOpsError lists every op of a program the target cannot lower.
-type MissingOpsError struct {
-	Opset int
-	Ops   map[string][]string // op → first few nodes
-	Why   map[string]string
-}
-
-func (e *MissingOpsError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d op(s) cannot be lowered to ONNX opset %d:", len(e.Ops), e.Opset)
-	for _, op := range sortedKeys(e.Ops) {
-		fmt.Fprintf(&b, "\n  %s (%s)", op, strings.Join(e.Ops[op], ", "))
-		if w := e.Why[op]; w != "" {
-			fmt.Fprintf(&b, ": %s", w)
-		}
-	}
-	return b.String()
 }
 
 // Emit lowers p (after the ONNX pipeline) to an ONNX model.
@@ -239,7 +219,9 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 		}
 	}
 
-	// Nodes.
+	// Nodes. A node whose lowering refuses it is recorded and its results
+	// get placeholder names, so every such node is reported at once.
+	failed := newMissingOps(opset)
 	for _, n := range p.Main.Nodes() {
 		if n.IsReturn() {
 			continue
@@ -250,7 +232,13 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 			return nil, n.Errorf("%v", err)
 		}
 		if err := f(b, n); err != nil {
-			return nil, n.Errorf("lowering to ONNX: %v", err)
+			failed.Failed = append(failed.Failed, LoweringFailure{Op: n.Op.String(), Node: "%" + firstResult(n), Origin: nodeOrigin(n), Reason: err.Error()})
+			for _, r := range n.Results {
+				if _, ok := b.names[r]; !ok {
+					b.names[r] = b.fresh("unlowered." + r.Name)
+				}
+			}
+			continue
 		}
 		for _, r := range n.Results {
 			if _, ok := b.names[r]; !ok && r.NumUses() > 0 {
@@ -259,6 +247,10 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 		}
 	}
 	b.cur = nil
+	if !failed.empty() {
+		sortFailures(failed.Failed)
+		return nil, failed
+	}
 
 	// Graph outputs (ONNX-S01: one value feeding two outputs, or an input
 	// passed through, gets an Identity so every output is distinct).
@@ -368,27 +360,22 @@ func checkCoverage(p *ir.Program, opset int) error {
 }
 
 func checkCoverageWith(p *ir.Program, res *resolver) error {
-	opset := res.opset
-	e := &MissingOpsError{Opset: opset, Ops: map[string][]string{}, Why: map[string]string{}}
+	e := newMissingOps(res.opset)
 	for _, g := range p.Graphs() {
 		for _, n := range g.Nodes() {
 			if n.IsReturn() {
 				continue
 			}
 			if _, err := res.lookup(n.Op); err != nil {
-				k := n.Op.String()
-				if len(e.Ops[k]) < 3 {
-					e.Ops[k] = append(e.Ops[k], "%"+firstResult(n))
+				why := ""
+				if _, ok := unsupported[n.Op]; !ok && len(table[n.Op]) > 0 {
+					why = err.Error()
 				}
-				if why, ok := unsupported[n.Op]; ok {
-					e.Why[k] = why
-				} else if len(table[n.Op]) > 0 {
-					e.Why[k] = err.Error()
-				}
+				e.addOp(n, why)
 			}
 		}
 	}
-	if len(e.Ops) > 0 {
+	if !e.empty() {
 		return e
 	}
 	return nil

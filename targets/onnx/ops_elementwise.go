@@ -340,7 +340,7 @@ func init() {
 			b.Bind(n.Results[0], q)
 		}
 		return nil
-	}, "aten.div.Tensor_mode")
+	}, "aten.div.Tensor_mode", "aten.div.Scalar_mode")
 	rem := func(fmod bool) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)

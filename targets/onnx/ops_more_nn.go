@@ -1,0 +1,480 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fxport/fxport/ir"
+	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
+)
+
+// Padding, resampling, pooling and normalization ops beyond the basic
+// table, each with torch's semantics (checked against torch eager in ORT by
+// TestOpCasesGenuine).
+
+// onnxPads turns torch's pad list (last dim first: left, right pairs) into
+// ONNX Pad's [begin..., end...] over every dim.
+func onnxPads(pad []int64, rank int) ([]int64, error) {
+	if len(pad)%2 != 0 || len(pad)/2 > rank {
+		return nil, fmt.Errorf("pad list %v does not fit a rank-%d tensor", pad, rank)
+	}
+	out := make([]int64, 2*rank)
+	for i := 0; i < len(pad)/2; i++ {
+		d := rank - 1 - i
+		out[d], out[rank+d] = pad[2*i], pad[2*i+1]
+	}
+	return out, nil
+}
+
+// padLowering lowers a pad op with a fixed mode ("" = read the mode argument).
+func padLowering(fixedMode, padArg string) Lowering {
+	return func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		rank := r.Rank("self")
+		pad := r.Ints(padArg)
+		mode := fixedMode
+		value := 0.0
+		if mode == "" {
+			mode = r.Str("mode")
+			if r.Has("value") {
+				value = r.Float("value")
+			}
+		} else if n.Op.ArgIndex("value") >= 0 {
+			value = r.Float("value")
+		}
+		if r.err != nil {
+			return r.err
+		}
+		pads, err := onnxPads(pad, rank)
+		if err != nil {
+			return err
+		}
+		switch mode {
+		case "constant":
+			v, err := b.Scalar(dt, value)
+			if err != nil {
+				return err
+			}
+			b.Emit(n.Results[0], "Pad", []string{x, b.I64s(pads...), v}, AttrString("mode", "constant"))
+		case "reflect", "replicate":
+			m := map[string]string{"reflect": "reflect", "replicate": "edge"}[mode]
+			b.Emit(n.Results[0], "Pad", []string{x, b.I64s(pads...)}, AttrString("mode", m))
+		case "circular":
+			for _, p := range pads {
+				if p < 0 {
+					return fmt.Errorf("circular padding with negative pads %v", pad)
+				}
+			}
+			if b.opset >= 19 {
+				b.Emit(n.Results[0], "Pad", []string{x, b.I64s(pads...)}, AttrString("mode", "wrap"))
+				return nil
+			}
+			// Before opset 19: the wrapped slices concatenated on each dim.
+			shape, ok := staticShape(r.Shape("self"))
+			if !ok {
+				return fmt.Errorf("circular padding of a symbolic shape needs opset 19 (Pad mode wrap)")
+			}
+			y := x
+			for d := 0; d < rank; d++ {
+				lo, hi := pads[d], pads[rank+d]
+				if lo == 0 && hi == 0 {
+					continue
+				}
+				if lo > shape[d] || hi > shape[d] {
+					return fmt.Errorf("circular padding %v wider than the dim (%d)", pad, shape[d])
+				}
+				parts := []string{}
+				if lo > 0 {
+					parts = append(parts, b.Tmp("Slice", []string{y, b.I64s(shape[d] - lo), b.I64s(shape[d]), b.I64s(int64(d))}))
+				}
+				parts = append(parts, y)
+				if hi > 0 {
+					parts = append(parts, b.Tmp("Slice", []string{y, b.I64s(0), b.I64s(hi), b.I64s(int64(d))}))
+				}
+				y = b.Tmp("Concat", parts, AttrInt("axis", int64(d)))
+			}
+			b.Bind(n.Results[0], y)
+		default:
+			return fmt.Errorf("padding mode %q", mode)
+		}
+		return nil
+	}
+}
+
+// resizeLowering lowers the upsample_* family to Resize. kind is "nearest",
+// "nearest-exact", "linear" or "cubic"; vec says the op takes output_size /
+// scale_factors lists (else output_size plus per-dim scales_*).
+func resizeLowering(kind string, vec bool) Lowering {
+	return func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		inName := "self"
+		if vec {
+			inName = "input"
+		}
+		x := r.In(inName, dt)
+		in, inOK := staticShape(r.Shape(inName))
+		out, outOK := staticShape(r.out(0).Shape)
+		alignCorners := false
+		if n.Op.ArgIndex("align_corners") >= 0 {
+			alignCorners = r.Bool("align_corners")
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if !inOK || !outOK {
+			return fmt.Errorf("resampling with a symbolic shape (%v → %v) is not lowered", r.Shape(inName), r.out(0).Shape)
+		}
+		k := len(in) - 2
+		// torch maps coordinates with the given scale factors when they are
+		// given (and align_corners is off), else with in/out.
+		var scales []float64
+		if vec && r.Has("scale_factors") {
+			a := r.Arg("scale_factors")
+			for _, e := range a.List {
+				switch e.Kind {
+				case ir.ArgFloat:
+					scales = append(scales, e.Float)
+				case ir.ArgInt:
+					scales = append(scales, float64(e.Int))
+				}
+			}
+		} else if !vec {
+			names := map[int][]string{1: {"scales"}, 2: {"scales_h", "scales_w"}, 3: {"scales_d", "scales_h", "scales_w"}}[k]
+			for _, nm := range names {
+				if n.Op.ArgIndex(nm) < 0 || !r.Has(nm) {
+					scales = nil
+					break
+				}
+				scales = append(scales, r.Float(nm))
+			}
+		}
+		if len(scales) == 1 && k > 1 {
+			for len(scales) < k {
+				scales = append(scales, scales[0])
+			}
+		}
+		useScales := len(scales) == k && !alignCorners
+		for i := 0; useScales && i < k; i++ {
+			if int64(math.Floor(float64(in[2+i])*scales[i])) != out[2+i] {
+				useScales = false
+			}
+		}
+		attrs := []*pb.AttributeProto{}
+		switch kind {
+		case "nearest":
+			attrs = append(attrs, AttrString("mode", "nearest"), AttrString("coordinate_transformation_mode", "asymmetric"), AttrString("nearest_mode", "floor"))
+		case "nearest-exact":
+			attrs = append(attrs, AttrString("mode", "nearest"), AttrString("coordinate_transformation_mode", "half_pixel"), AttrString("nearest_mode", "round_prefer_ceil"))
+		case "linear", "cubic":
+			ct := "pytorch_half_pixel"
+			if alignCorners {
+				ct = "align_corners"
+			}
+			attrs = append(attrs, AttrString("mode", kind), AttrString("coordinate_transformation_mode", ct))
+			if kind == "cubic" {
+				attrs = append(attrs, AttrFloat("cubic_coeff_a", -0.75))
+			}
+		}
+		if useScales {
+			fs := []float32{1, 1}
+			for _, s := range scales {
+				fs = append(fs, float32(s))
+			}
+			data := make([]byte, 0, 4*len(fs))
+			for _, f := range fs {
+				u := math.Float32bits(f)
+				data = append(data, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+			}
+			sc, err := b.Const(ir.Float32, []int64{int64(len(fs))}, data)
+			if err != nil {
+				return err
+			}
+			b.Emit(n.Results[0], "Resize", []string{x, "", sc}, attrs...)
+			return nil
+		}
+		b.Emit(n.Results[0], "Resize", []string{x, "", "", b.I64s(out...)}, attrs...)
+		return nil
+	}
+}
+
+// poolAttrs expands a pooling op's int lists to k dims.
+func poolList(v []int64, k int, def int64) []int64 {
+	if len(v) == 0 {
+		v = []int64{def}
+	}
+	if len(v) == 1 && k > 1 {
+		out := make([]int64, k)
+		for i := range out {
+			out[i] = v[0]
+		}
+		return out
+	}
+	return v
+}
+
+func b2i(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func init() {
+	lower(17, padLowering("constant", "pad"), "aten.constant_pad_nd.default")
+	lower(17, padLowering("reflect", "padding"), "aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default")
+	lower(17, padLowering("replicate", "padding"), "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default")
+	lower(17, padLowering("", "pad"), "aten.pad.default")
+
+	lower(17, resizeLowering("linear", true), "aten.upsample_bilinear2d.vec", "aten.upsample_linear1d.vec", "aten.upsample_trilinear3d.vec")
+	lower(17, resizeLowering("linear", false), "aten.upsample_bilinear2d.default")
+	lower(17, resizeLowering("cubic", true), "aten.upsample_bicubic2d.vec")
+	lower(17, resizeLowering("nearest", true), "aten.upsample_nearest2d.vec", "aten.upsample_nearest1d.vec", "aten.upsample_nearest3d.vec")
+	lower(17, resizeLowering("nearest", false), "aten.upsample_nearest2d.default")
+	lower(17, resizeLowering("nearest-exact", true), "aten._upsample_nearest_exact2d.vec")
+
+	lower(17, func(b *Builder, n *ir.Node) error {
+		// grid_sampler_2d → GridSample (mode names changed at opset 20).
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x, g := r.In("input", dt), r.In("grid", dt)
+		im, pm := r.Int("interpolation_mode"), r.Int("padding_mode")
+		ac := r.Bool("align_corners")
+		if r.err != nil {
+			return r.err
+		}
+		modes := []string{"bilinear", "nearest", "bicubic"}
+		if b.opset >= 20 {
+			modes = []string{"linear", "nearest", "cubic"}
+		}
+		pads := []string{"zeros", "border", "reflection"}
+		if im < 0 || im > 2 || pm < 0 || pm > 2 {
+			return fmt.Errorf("grid_sampler_2d interpolation_mode %d / padding_mode %d", im, pm)
+		}
+		b.Emit(n.Results[0], "GridSample", []string{x, g}, AttrString("mode", modes[im]), AttrString("padding_mode", pads[pm]), AttrInt("align_corners", b2i(ac)))
+		return nil
+	}, "aten.grid_sampler_2d.default")
+
+	// Average pooling of any rank; divisor_override divides the window sum.
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		ks := r.Ints("kernel_size")
+		k := r.Rank("self") - 2
+		st, pad := r.Ints("stride"), r.Ints("padding")
+		ceil, cip := r.Bool("ceil_mode"), r.Bool("count_include_pad")
+		div := int64(0)
+		if n.Op.ArgIndex("divisor_override") >= 0 && r.Has("divisor_override") {
+			div = r.Int("divisor_override")
+		}
+		if r.err != nil {
+			return r.err
+		}
+		ks = poolList(ks, k, 1)
+		if len(st) == 0 {
+			st = ks
+		}
+		st, pad = poolList(st, k, 1), poolList(pad, k, 0)
+		if div != 0 {
+			if ceil {
+				return fmt.Errorf("average pooling with both divisor_override and ceil_mode is not lowered")
+			}
+			cip = true
+		}
+		attrs := []*pb.AttributeProto{AttrInts("kernel_shape", ks...), AttrInts("strides", st...),
+			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInt("ceil_mode", b2i(ceil)), AttrInt("count_include_pad", b2i(cip))}
+		if div == 0 {
+			b.Emit(n.Results[0], "AveragePool", []string{x}, attrs...)
+			return nil
+		}
+		win := int64(1)
+		for _, v := range ks {
+			win *= v
+		}
+		s, err := b.Scalar(dt, float64(win)/float64(div))
+		if err != nil {
+			return err
+		}
+		b.Emit(n.Results[0], "Mul", []string{b.Tmp("AveragePool", []string{x}, attrs...), s})
+		return nil
+	}, "aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
+
+	// Max pooling of any rank, with torch's indices: ONNX flattens the
+	// whole tensor, torch each (n, c) plane, so indices are taken modulo
+	// the plane size.
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		k := r.Rank("self") - 2
+		ks, st, pad, dil := r.Ints("kernel_size"), r.Ints("stride"), r.Ints("padding"), r.Ints("dilation")
+		ceil := r.Bool("ceil_mode")
+		shape := r.Shape("self")
+		if r.err != nil {
+			return r.err
+		}
+		ks = poolList(ks, k, 1)
+		if len(st) == 0 {
+			st = ks
+		}
+		st, pad, dil = poolList(st, k, 1), poolList(pad, k, 0), poolList(dil, k, 1)
+		attrs := []*pb.AttributeProto{AttrInts("kernel_shape", ks...), AttrInts("strides", st...),
+			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInts("dilations", dil...), AttrInt("ceil_mode", b2i(ceil))}
+		if len(n.Results) < 2 || n.Results[1].NumUses() == 0 {
+			b.EmitN([]*ir.Value{n.Results[0]}, "MaxPool", []string{x}, attrs...)
+			return nil
+		}
+		plane := int64(1)
+		for _, d := range shape[2:] {
+			c, ok := d.Const()
+			if !ok {
+				return fmt.Errorf("max pooling indices over a symbolic spatial shape %v", shape)
+			}
+			plane *= c
+		}
+		outs := b.TmpN("MaxPool", []string{x}, 2, attrs...)
+		b.Bind(n.Results[0], outs[0])
+		b.Emit(n.Results[1], "Mod", []string{outs[1], b.I64(plane)})
+		return nil
+	}, "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default", "aten.max_pool1d.default",
+		"aten.max_pool2d.default", "aten.max_pool3d.default")
+
+	// Adaptive average pooling: even windows are AveragePool; uneven ones
+	// (torch's windows [⌊i·in/out⌋, ⌈(i+1)·in/out⌉)) are a MatMul with the
+	// averaging matrix of each spatial dim.
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		osz := r.Ints("output_size")
+		in, ok := staticShape(r.Shape("self"))
+		if r.err != nil {
+			return r.err
+		}
+		if !ok {
+			return fmt.Errorf("adaptive pooling over a symbolic shape %v", r.Shape("self"))
+		}
+		k := len(osz)
+		sp := in[len(in)-k:]
+		even := true
+		var ks []int64
+		for i, o := range osz {
+			if o <= 0 || sp[i]%o != 0 {
+				even = false
+				break
+			}
+			ks = append(ks, sp[i]/o)
+		}
+		if even {
+			allOne := true
+			for _, o := range osz {
+				allOne = allOne && o == 1
+			}
+			if allOne && len(in) == k+2 {
+				b.Emit(n.Results[0], "GlobalAveragePool", []string{x})
+				return nil
+			}
+			b.Emit(n.Results[0], "AveragePool", []string{x}, AttrInts("kernel_shape", ks...), AttrInts("strides", ks...))
+			return nil
+		}
+		if !dt.IsFloat() {
+			return fmt.Errorf("uneven adaptive pooling of a %s tensor", dt)
+		}
+		// Pool the last dim, then rotate it to the front of the spatial
+		// dims; after k steps every dim is pooled and in place.
+		y := x
+		rank := len(in)
+		cur := append([]int64{}, in...)
+		for step := 0; step < k; step++ {
+			d := k - 1 - step // spatial dim now last
+			inLen, outLen := cur[rank-1], osz[d]
+			m := make([]float64, inLen*outLen)
+			for o := int64(0); o < outLen; o++ {
+				s := (o * inLen) / outLen
+				e := ((o+1)*inLen + outLen - 1) / outLen
+				for i := s; i < e; i++ {
+					m[i*outLen+o] = 1 / float64(e-s)
+				}
+			}
+			mat, err := b.floatConst(dt, []int64{inLen, outLen}, m)
+			if err != nil {
+				return err
+			}
+			y = b.Tmp("MatMul", []string{y, mat})
+			cur[rank-1] = outLen
+			if k > 1 {
+				// move the pooled last dim to the front of the spatial dims
+				perm := []int64{}
+				for i := 0; i < rank-k; i++ {
+					perm = append(perm, int64(i))
+				}
+				perm = append(perm, int64(rank-1))
+				for i := rank - k; i < rank-1; i++ {
+					perm = append(perm, int64(i))
+				}
+				y = b.Tmp("Transpose", []string{y}, AttrInts("perm", perm...))
+				nc := append([]int64{}, cur[:rank-k]...)
+				nc = append(nc, cur[rank-1])
+				nc = append(nc, cur[rank-k:rank-1]...)
+				cur = nc
+			}
+		}
+		b.Bind(n.Results[0], y)
+		return nil
+	}, "aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
+
+	// native_group_norm: normalized over each group's channels and
+	// positions; mean and rstd are [N, group].
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("input", dt)
+		groups := r.Int("group")
+		eps := r.Float("eps")
+		shape := r.Shape("input")
+		if r.err != nil {
+			return r.err
+		}
+		c, ok := shape[1].Const()
+		if !ok {
+			return fmt.Errorf("group norm over a symbolic channel count")
+		}
+		g := b.Tmp("Reshape", []string{x, b.I64s(0, groups, -1)})
+		mean := b.reduceOver("ReduceMean", g, []int64{2}, true)
+		d := b.Tmp("Sub", []string{g, mean})
+		v := b.reduceOver("ReduceMean", b.Tmp("Mul", []string{d, d}), []int64{2}, true)
+		e, _ := b.Scalar(dt, eps)
+		rstd := b.Tmp("Reciprocal", []string{b.Tmp("Sqrt", []string{b.Tmp("Add", []string{v, e})})})
+		y := b.Tmp("Reshape", []string{b.Tmp("Mul", []string{d, rstd}), b.Tmp("Shape", []string{x})})
+		bshape := []int64{c}
+		for range shape[2:] {
+			bshape = append(bshape, 1)
+		}
+		if r.Has("weight") {
+			y = b.Tmp("Mul", []string{y, b.Tmp("Reshape", []string{r.In("weight", dt), b.I64s(bshape...)})})
+		}
+		if r.Has("bias") {
+			y = b.Tmp("Add", []string{y, b.Tmp("Reshape", []string{r.In("bias", dt), b.I64s(bshape...)})})
+		}
+		b.Bind(n.Results[0], y)
+		b.Bind(n.Results[1], b.Tmp("Squeeze", []string{mean, b.I64s(2)}))
+		b.Bind(n.Results[2], b.Tmp("Squeeze", []string{rstd, b.I64s(2)}))
+		return r.err
+	}, "aten.native_group_norm.default")
+}
+
+// floatConst is a constant of dtype dt (a float type) holding vs.
+func (b *Builder) floatConst(dt ir.DType, shape []int64, vs []float64) (string, error) {
+	var data []byte
+	for _, v := range vs {
+		e, err := encodeScalar(dt, v)
+		if err != nil {
+			return "", err
+		}
+		data = append(data, e...)
+	}
+	return b.Const(dt, shape, data)
+}
