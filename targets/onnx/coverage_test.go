@@ -25,7 +25,7 @@ func TestDocCoverageFresh(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s lacks the generated-section markers", docPath)
 	}
-	want := s[:i+len(docBegin)] + CoverageMarkdown() + s[j:]
+	want := s[:i+len(docBegin)] + CoverageMarkdown(opCaseOps(t)) + s[j:]
 	if want == s {
 		return
 	}

@@ -118,21 +118,55 @@ graph forward(%x: f32[2], %y: f32[2]) {
 	}
 }
 
-// An unsupported program fails with every missing op at once.
+// An unsupported program fails with every missing op at once, each with
+// its nodes, where it came from and what to do; an op that exists from a
+// newer opset names the --opset to choose.
 func TestMissingOpsListedTogether(t *testing.T) {
-	p := parse(t, `graph forward(%x: f32[2, 3]) {
-  %a: f32[2, 3] = aten.log10.default(%x)
-  %b: f32[2, 3] = aten.atan2.default(%a, %x)
-  %c: f32[2, 3] = aten.log10.default(%b)
-  return %c
+	p := parse(t, `graph forward(%x: f32[2, 3], %i: i64[2, 3]) {
+  %a: f32[2, 3] = aten.resize_.default(%x, [2, 3]) {stack_trace = "File \"model.py\", line 12, in forward\n    y = x.resize_(2, 3)", nn_module_stack = "L__self__,,m.Net;L__self___enc,enc,m.Encoder"}
+  %b: f32[2, 3] = aten.avg_pool2d_backward.default(%a, %x, [1, 1], [1, 1], [0, 0], False, True, None)
+  %c: f32[2, 3] = aten.resize_.default(%b, [2, 3])
+  %d: i64[2, 3] = aten.bitwise_xor.Tensor(%i, %i)
+  return %c, %d
 }`)
-	_, err := Emit(p, Options{})
+	_, err := Emit(p, Options{Opset: 17})
 	var me *MissingOpsError
 	if !errors.As(err, &me) {
 		t.Fatalf("err = %v, want MissingOpsError", err)
 	}
-	if len(me.Ops) != 2 || !strings.Contains(err.Error(), "aten.log10.default (%a, %c)") || !strings.Contains(err.Error(), "aten.atan2.default (%b)") {
-		t.Fatalf("err = %v", err)
+	msg := err.Error()
+	for _, want := range []string{
+		"3 problem(s), all listed",
+		"aten.resize_.default (%a, %c), from model.py:12 in forward, module enc (m.Encoder)",
+		"functionalization removes it",
+		"aten.avg_pool2d_backward.default (%b)", "Export the model in eval mode",
+		"aten.bitwise_xor.Tensor (%d)", "export with --opset 18",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "issue 5") {
+		t.Errorf("error speaks of the project's backlog:\n%s", msg)
+	}
+}
+
+// A lowering that refuses a node's arguments does not stop the export at
+// that node: every refused node is reported with the others.
+func TestLoweringFailuresListedTogether(t *testing.T) {
+	p := parse(t, `graph forward(%x: f32[2, 3, 8, 8]) {
+  %a: f32[2, 3, 4, 4] = aten.avg_pool2d.default(%x, [2, 2], [2, 2], [0, 0], True, True, 3)
+  %b: f32[2, 3, 2, 2] = aten.avg_pool2d.default(%a, [2, 2], [2, 2], [0, 0], True, True, 3)
+  return %b
+}`)
+	_, err := Emit(p, Options{})
+	var me *MissingOpsError
+	if !errors.As(err, &me) || len(me.Failed) != 2 {
+		t.Fatalf("err = %v, want two lowering failures", err)
+	}
+	if !strings.Contains(err.Error(), "aten.avg_pool2d.default (%a)") || !strings.Contains(err.Error(), "aten.avg_pool2d.default (%b)") ||
+		!strings.Contains(err.Error(), "divisor_override and ceil_mode") {
+		t.Errorf("err = %v", err)
 	}
 }
 

@@ -478,3 +478,225 @@ func (b *Builder) floatConst(dt ir.DType, shape []int64, vs []float64) (string, 
 	}
 	return b.Const(dt, shape, data)
 }
+
+// batchNormStats computes training-mode batch norm over every dim but 1:
+// the output, the batch mean and rstd ([C]) and the biased variance.
+func (b *Builder) batchNormStats(r *argReader, dt ir.DType, eps float64) (out, mean, rstd, variance string, err error) {
+	x := r.In("input", dt)
+	shape := r.Shape("input")
+	if r.err != nil {
+		return "", "", "", "", r.err
+	}
+	c, ok := shape[1].Const()
+	if !ok {
+		return "", "", "", "", fmt.Errorf("batch norm over a symbolic channel count")
+	}
+	axes := []int64{0}
+	bshape := []int64{1, c}
+	for i := 2; i < len(shape); i++ {
+		axes = append(axes, int64(i))
+		bshape = append(bshape, 1)
+	}
+	m := b.reduceOver("ReduceMean", x, axes, true)
+	d := b.Tmp("Sub", []string{x, m})
+	v := b.reduceOver("ReduceMean", b.Tmp("Mul", []string{d, d}), axes, true)
+	e, err := b.Scalar(dt, eps)
+	if err != nil {
+		return "", "", "", "", err
+	}
+	rs := b.Tmp("Reciprocal", []string{b.Tmp("Sqrt", []string{b.Tmp("Add", []string{v, e})})})
+	y := b.Tmp("Mul", []string{d, rs})
+	if r.Has("weight") {
+		y = b.Tmp("Mul", []string{y, b.Tmp("Reshape", []string{r.In("weight", dt), b.I64s(bshape...)})})
+	}
+	if r.Has("bias") {
+		y = b.Tmp("Add", []string{y, b.Tmp("Reshape", []string{r.In("bias", dt), b.I64s(bshape...)})})
+	}
+	flat := b.I64s(c)
+	return y, b.Tmp("Reshape", []string{m, flat}), b.Tmp("Reshape", []string{rs, flat}), b.Tmp("Reshape", []string{v, flat}), r.err
+}
+
+func init() {
+	// Batch norm with batch statistics (training=True): the normalized
+	// output and the saved mean/rstd; _functional also returns the updated
+	// running statistics (momentum, unbiased variance). In eval mode
+	// (training=False) the running statistics normalize.
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		eps, mom := r.Float("eps"), r.Float("momentum")
+		training := r.Bool("training")
+		hasStats := n.Op.ArgIndex("running_mean") >= 0
+		if r.err != nil {
+			return r.err
+		}
+		if !training {
+			if !hasStats {
+				return fmt.Errorf("batch norm without running statistics in eval mode")
+			}
+			x := r.In("input", dt)
+			shape := r.Shape("input")
+			bshape := []int64{1, -1}
+			for range shape[2:] {
+				bshape = append(bshape, 1)
+			}
+			e, _ := b.Scalar(dt, eps)
+			rm := b.Tmp("Reshape", []string{r.In("running_mean", dt), b.I64s(bshape...)})
+			rs := b.Tmp("Reciprocal", []string{b.Tmp("Sqrt", []string{b.Tmp("Add", []string{b.Tmp("Reshape", []string{r.In("running_var", dt), b.I64s(bshape...)}), e})})})
+			y := b.Tmp("Mul", []string{b.Tmp("Sub", []string{x, rm}), rs})
+			if r.Has("weight") {
+				y = b.Tmp("Mul", []string{y, b.Tmp("Reshape", []string{r.In("weight", dt), b.I64s(bshape...)})})
+			}
+			if r.Has("bias") {
+				y = b.Tmp("Add", []string{y, b.Tmp("Reshape", []string{r.In("bias", dt), b.I64s(bshape...)})})
+			}
+			b.Bind(n.Results[0], y)
+			for i, res := range n.Results[1:] {
+				if res.NumUses() > 0 {
+					if i >= 2 {
+						b.Bind(res, map[int]string{2: r.In("running_mean", dt), 3: r.In("running_var", dt)}[i])
+						continue
+					}
+					return fmt.Errorf("the saved statistics of an eval-mode batch norm are used")
+				}
+			}
+			return r.err
+		}
+		y, mean, rstd, v, err := b.batchNormStats(r, dt, eps)
+		if err != nil {
+			return err
+		}
+		b.Bind(n.Results[0], y)
+		b.Bind(n.Results[1], mean)
+		b.Bind(n.Results[2], rstd)
+		if len(n.Results) == 5 {
+			in, ok := staticShape(r.Shape("input"))
+			if !ok {
+				return fmt.Errorf("running statistics of a symbolic batch")
+			}
+			cnt := int64(1)
+			for i, d := range in {
+				if i != 1 {
+					cnt *= d
+				}
+			}
+			m1, _ := b.Scalar(dt, 1-mom)
+			m, _ := b.Scalar(dt, mom)
+			unb, _ := b.Scalar(dt, float64(cnt)/math.Max(float64(cnt-1), 1))
+			rmean := b.Tmp("Add", []string{b.Tmp("Mul", []string{r.In("running_mean", dt), m1}), b.Tmp("Mul", []string{mean, m})})
+			rvar := b.Tmp("Add", []string{b.Tmp("Mul", []string{r.In("running_var", dt), m1}), b.Tmp("Mul", []string{b.Tmp("Mul", []string{v, unb}), m})})
+			b.Bind(n.Results[3], rmean)
+			b.Bind(n.Results[4], rvar)
+		}
+		return r.err
+	}, "aten._native_batch_norm_legit.no_stats", "aten._native_batch_norm_legit.default", "aten._native_batch_norm_legit_functional.default")
+
+	// _embedding_bag: each index's row (times per_sample_weights, padding_idx
+	// rows dropped) accumulated into its bag by ScatterElements (sum, mean:
+	// divided by the bag's count, max: opset 18); empty bags are zero.
+	lower(17, func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		w := r.In("weight", dt)
+		idx := r.In("indices", ir.Int64)
+		off := r.In("offsets", ir.Int64)
+		mode := r.Int("mode")
+		last := r.Bool("include_last_offset")
+		pad := r.IntOr("padding_idx", -1)
+		outShape := r.out(0).Shape
+		if r.err != nil {
+			return r.err
+		}
+		for _, res := range n.Results[1:] {
+			if res.NumUses() > 0 {
+				return fmt.Errorf("embedding_bag's offset2bag/bag_size/max_indices outputs are used; only the bags are lowered")
+			}
+		}
+		if mode == 2 && b.opset < 18 {
+			return fmt.Errorf("embedding_bag mode max needs ONNX opset 18 or newer (ScatterElements max): export with --opset 18")
+		}
+		bags, ok := outShape[0].Const()
+		if !ok {
+			return fmt.Errorf("embedding_bag with a symbolic bag count")
+		}
+		if pad < 0 {
+			if ws, ok := staticShape(r.Shape("weight")); ok && pad < 0 && pad != -1 {
+				pad += ws[0]
+			}
+		}
+		starts := off
+		if last {
+			starts = b.Tmp("Slice", []string{off, b.I64s(0), b.I64s(bags), b.I64s(0)})
+		}
+		nIdx := b.Tmp("Shape", []string{idx})
+		pos := b.Tmp("Range", []string{b.I64(0), b.Tmp("Squeeze", []string{nIdx, b.I64s(0)}), b.I64(1)})
+		le := b.Tmp("Cast", []string{b.Tmp("LessOrEqual", []string{b.Tmp("Unsqueeze", []string{starts, b.I64s(0)}), b.Tmp("Unsqueeze", []string{pos, b.I64s(1)})})}, AttrInt("to", 7))
+		bag := b.Tmp("Sub", []string{b.reduceOver("ReduceSum", le, []int64{1}, false), b.I64(1)})
+		rows := b.Tmp("Gather", []string{w, idx}, AttrInt("axis", 0))
+		one, _ := b.Scalar(dt, 1)
+		weight := b.Tmp("Expand", []string{one, nIdx})
+		if pad >= 0 {
+			keep := b.Tmp("Not", []string{b.Tmp("Equal", []string{idx, b.I64(pad)})})
+			weight, _ = b.CastTo(keep, ir.Bool, dt)
+		}
+		if r.Has("per_sample_weights") {
+			weight = b.Tmp("Mul", []string{weight, r.In("per_sample_weights", dt)})
+		}
+		zeros, err := b.ShapeTensor(outShape)
+		if err != nil {
+			return err
+		}
+		acc := b.Tmp("Expand", []string{b.zeroOf(dt), zeros})
+		bagIdx := b.Tmp("Expand", []string{b.Tmp("Unsqueeze", []string{bag, b.I64s(1)}), b.Tmp("Shape", []string{rows})})
+		cntZeros := b.Tmp("Expand", []string{b.zeroOf(dt), b.I64s(bags)})
+		cnt := b.Tmp("ScatterElements", []string{cntZeros, bag, weight}, AttrInt("axis", 0), AttrString("reduction", "add"))
+		if pad >= 0 && mode != 0 {
+			// mean/max count only non-padding rows
+			keep, _ := b.CastTo(b.Tmp("Not", []string{b.Tmp("Equal", []string{idx, b.I64(pad)})}), ir.Bool, dt)
+			cnt = b.Tmp("ScatterElements", []string{cntZeros, bag, keep}, AttrInt("axis", 0), AttrString("reduction", "add"))
+		} else if mode != 0 {
+			cnt = b.Tmp("ScatterElements", []string{cntZeros, bag, b.Tmp("Expand", []string{one, nIdx})}, AttrInt("axis", 0), AttrString("reduction", "add"))
+		}
+		cnt2 := b.Tmp("Unsqueeze", []string{cnt, b.I64s(1)})
+		var out string
+		switch mode {
+		case 0, 1:
+			out = b.Tmp("ScatterElements", []string{acc, bagIdx, b.Tmp("Mul", []string{rows, b.Tmp("Unsqueeze", []string{weight, b.I64s(1)})})},
+				AttrInt("axis", 0), AttrString("reduction", "add"))
+			if mode == 1 {
+				out = b.Tmp("Div", []string{out, b.Tmp("Max", []string{cnt2, one})})
+			}
+		case 2:
+			ninf, _ := b.Scalar(dt, math.Inf(-1))
+			src := rows
+			if pad >= 0 {
+				keep := b.Tmp("Unsqueeze", []string{b.Tmp("Not", []string{b.Tmp("Equal", []string{idx, b.I64(pad)})}), b.I64s(1)})
+				src = b.Tmp("Where", []string{keep, rows, ninf})
+			}
+			init := b.Tmp("Expand", []string{ninf, zeros})
+			out = b.Tmp("ScatterElements", []string{init, bagIdx, src}, AttrInt("axis", 0), AttrString("reduction", "max"))
+			out = b.Tmp("Where", []string{b.Tmp("Greater", []string{cnt2, b.zeroOf(dt)}), out, b.zeroOf(dt)})
+		default:
+			return fmt.Errorf("embedding_bag mode %d", mode)
+		}
+		b.Bind(n.Results[0], out)
+		return nil
+	}, "aten._embedding_bag.default", "aten._embedding_bag_forward_only.default")
+}
+
+func init() {
+	lower(18, func(b *Builder, n *ir.Node) error {
+		// col2im (fold) is ONNX Col2Im: the same [N, C·∏k, L] layout.
+		r := reader(b, n)
+		dt := r.out(0).DType
+		x := r.In("self", dt)
+		osz, ks, dil, pad, st := r.Ints("output_size"), r.Ints("kernel_size"), r.Ints("dilation"), r.Ints("padding"), r.Ints("stride")
+		if r.err != nil {
+			return r.err
+		}
+		ks, dil, pad, st = poolList(ks, 2, 1), poolList(dil, 2, 1), poolList(pad, 2, 0), poolList(st, 2, 1)
+		b.Emit(n.Results[0], "Col2Im", []string{x, b.I64s(osz...), b.I64s(ks...)}, AttrInts("dilations", dil...),
+			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInts("strides", st...))
+		return nil
+	}, "aten.col2im.default")
+}

@@ -162,6 +162,23 @@ def _(a, b, p, q):
     return (a & 5, a | 9, a ^ b, a ^ 3, p ^ q)
 
 
+@case("elementwise_extra", ["aten.exp2.default", "aten.square.default", "aten.frac.default", "aten.sgn.default",
+                            "aten.relu6.default", "aten.isfinite.default", "aten.hypot.default", "aten.max.other",
+                            "aten.min.other", "aten.clamp_min.default", "aten.clamp_max.default"],
+      seeded(3, 4, lo=-8, hi=8), seeded(3, 4), torch.tensor([1.0, float("inf"), float("nan"), -2.0]))
+def _(x, y, s):
+    return (torch.exp2(y), torch.square(x), torch.frac(x), torch.sgn(x), F.relu6(x), torch.isfinite(s),
+            torch.hypot(x, y), torch.max(x, y), torch.min(x, y), torch.clamp_min(x, -1.5), torch.clamp_max(x, 2.5))
+
+
+@case("reduce_extra", ["aten.max.default", "aten.min.default", "aten.logsumexp.default", "aten.std.dim", "aten.var.default",
+                       "aten.std.default", "aten.mv.default", "aten.dot.default"],
+      seeded(3, 4, 5), ints(4, 3), seeded(5), seeded(4, 5))
+def _(x, i, v, m):
+    return (torch.max(x), torch.min(i), torch.logsumexp(x, dim=(0, 2), keepdim=True), torch.std(x, 1, unbiased=False),
+            torch.var(x, unbiased=True), torch.std(x), torch.mv(m, v), torch.dot(v, v))
+
+
 # --- shape and indexing ------------------------------------------------------
 @case("repeat", ["aten.repeat.default"], seeded(2, 3), ints(3))
 def _(x, i):
@@ -261,6 +278,11 @@ def _(x, a, c):
             F.adaptive_avg_pool3d(c, (2, 3, 4)), F.adaptive_avg_pool2d(x, 1))
 
 
+@case("col2im", ["aten.col2im.default"], seeded(2, 12, 12), seeded(1, 8, 32))
+def _(x, y):
+    return (F.fold(x, (4, 5), (2, 2)), F.fold(y, (6, 7), (2, 2), dilation=1, padding=1, stride=(2, 1)))
+
+
 @case("embedding_bag", ["aten._embedding_bag.default", "aten._embedding_bag_forward_only.default"],
       seeded(10, 4), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 2, 2, 5]), seeded(8, lo=0.1, hi=1.0))
 def _(w, idx, off, psw):
@@ -268,6 +290,21 @@ def _(w, idx, off, psw):
             F.embedding_bag(idx, w, off, mode="max"), F.embedding_bag(idx, w, off, mode="sum", per_sample_weights=psw),
             F.embedding_bag(idx, w, torch.tensor([0, 2, 5, 8]), mode="mean", include_last_offset=True),
             F.embedding_bag(idx, w, off, mode="mean", padding_idx=4))
+
+
+@case("direct_overloads", ["aten.upsample_bilinear2d.default", "aten.upsample_nearest2d.default", "aten.fill.Tensor",
+                           "aten.diagonal_copy.default", "aten.unbind_copy.int", "aten.div.Scalar_mode", "aten.std.default",
+                           "aten.max_pool3d.default", "aten._native_batch_norm_legit.default", "aten._embedding_bag.default"],
+      seeded(2, 3, 5, 4), seeded(3, 4, 5), ints(6), seeded(1, 2, 4, 4, 4), seeded(10, 4),
+      torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 2, 2]))
+def _(x, y, i, c, w, idx, off):
+    u = aten.unbind_copy.int(y, 1)
+    bn = aten._native_batch_norm_legit.default(x, None, None, torch.zeros(3), torch.ones(3), False, 0.1, 1e-5)
+    return (aten.upsample_bilinear2d.default(x, [7, 9], True), aten.upsample_bilinear2d.default(x, [10, 8], False, 2.0, 2.0),
+            aten.upsample_nearest2d.default(x, [7, 9]), aten.fill.Tensor(y, torch.tensor(2.5)),
+            aten.diagonal_copy.default(y, 1, 1, 2), u[0], u[3], aten.div.Scalar_mode(i, 4, rounding_mode="floor"),
+            aten.std.default(y), aten.max_pool3d.default(c, [2, 2, 2], [2, 2, 2]), bn[0],
+            aten._embedding_bag.default(w, idx, off, False, 1)[0])
 
 
 def op_name(t):
