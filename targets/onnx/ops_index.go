@@ -60,7 +60,7 @@ func init() {
 				continue
 			}
 			if axis >= 0 {
-				return fmt.Errorf("index with several index tensors is not lowered")
+				return indexMulti(b, n, r)
 			}
 			if t := el.Value.Tensor(); t == nil || t.DType == ir.Bool {
 				return fmt.Errorf("index with a boolean mask is not lowered")
@@ -210,4 +210,90 @@ func init() {
 		b.Emit(n.Results[0], "Transpose", []string{y}, AttrInts("perm", perm...))
 		return nil
 	}, "aten.index_copy.default")
+}
+
+// indexMulti lowers index.Tensor with several integer index tensors (torch
+// advanced indexing): the indexed dims moved to the front, the index
+// tensors broadcast and stacked for one GatherND, and the broadcast dims
+// placed where torch puts them (at the first indexed dim when the indexed
+// dims are adjacent, else in front).
+func indexMulti(b *Builder, n *ir.Node, r *argReader) error {
+	x := r.T("self")
+	rank := r.Rank("self")
+	l := r.Arg("indices")
+	var pos []int
+	var idx []string
+	nb := 0
+	for i, el := range l.List {
+		if el.IsNone() {
+			continue
+		}
+		t := el.Value.Tensor()
+		if t == nil || t.DType == ir.Bool {
+			return fmt.Errorf("index with a boolean mask among several index tensors is not lowered")
+		}
+		v, err := b.Value(el.Value)
+		if err != nil {
+			return err
+		}
+		v, err = b.CastTo(v, t.DType, ir.Int64)
+		if err != nil {
+			return err
+		}
+		pos = append(pos, i)
+		idx = append(idx, v)
+		if t.Rank() > nb {
+			nb = t.Rank()
+		}
+	}
+	k := len(pos)
+	var perm []int64
+	in := map[int]bool{}
+	for _, p := range pos {
+		perm = append(perm, int64(p))
+		in[p] = true
+	}
+	for i := 0; i < rank; i++ {
+		if !in[i] {
+			perm = append(perm, int64(i))
+		}
+	}
+	xt := x
+	for i, p := range perm {
+		if int64(i) != p {
+			xt = b.Tmp("Transpose", []string{x}, AttrInts("perm", perm...))
+			break
+		}
+	}
+	// broadcast shape of the index tensors
+	zero := b.I64(0)
+	acc := b.Tmp("Mul", []string{idx[0], zero})
+	for _, v := range idx[1:] {
+		acc = b.Tmp("Add", []string{acc, b.Tmp("Mul", []string{v, zero})})
+	}
+	bshape := b.Tmp("Shape", []string{acc})
+	var cols []string
+	for _, v := range idx {
+		cols = append(cols, b.Tmp("Unsqueeze", []string{b.Tmp("Expand", []string{v, bshape}), b.I64s(-1)}))
+	}
+	g := b.Tmp("GatherND", []string{xt, b.Tmp("Concat", cols, AttrInt("axis", -1))})
+	adjacent := pos[k-1]-pos[0] == k-1
+	if !adjacent || pos[0] == 0 {
+		b.Bind(n.Results[0], g)
+		return nil
+	}
+	before := pos[0]
+	outRank := nb + rank - k
+	var p2 []int64
+	for i := 0; i < before; i++ {
+		p2 = append(p2, int64(nb+i))
+	}
+	for i := 0; i < nb; i++ {
+		p2 = append(p2, int64(i))
+	}
+	for i := nb + before; i < outRank; i++ {
+		p2 = append(p2, int64(i))
+	}
+	b.Emit(n.Results[0], "Transpose", []string{g}, AttrInts("perm", p2...))
+	return nil
 }

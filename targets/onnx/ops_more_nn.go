@@ -157,10 +157,23 @@ func resizeLowering(kind string, vec bool) Lowering {
 			}
 		}
 		useScales := len(scales) == k && !alignCorners
+		var s32 []float32
 		for i := 0; useScales && i < k; i++ {
 			if int64(math.Floor(float64(in[2+i])*scales[i])) != out[2+i] {
 				useScales = false
+				break
 			}
+			// ONNX shape inference computes floor(in · float32 scale): nudge it up
+			// by ulps until that gives torch's size (the mapping moves by
+			// ~1e-7 relative).
+			f := float32(scales[i])
+			for j := 0; j < 4 && int64(math.Floor(float64(in[2+i])*float64(f))) < out[2+i]; j++ {
+				f = math.Nextafter32(f, float32(math.Inf(1)))
+			}
+			if int64(math.Floor(float64(in[2+i])*float64(f))) != out[2+i] {
+				useScales = false
+			}
+			s32 = append(s32, f)
 		}
 		attrs := []*pb.AttributeProto{}
 		switch kind {
@@ -179,10 +192,7 @@ func resizeLowering(kind string, vec bool) Lowering {
 			}
 		}
 		if useScales {
-			fs := []float32{1, 1}
-			for _, s := range scales {
-				fs = append(fs, float32(s))
-			}
+			fs := append([]float32{1, 1}, s32...)
 			data := make([]byte, 0, 4*len(fs))
 			for _, f := range fs {
 				u := math.Float32bits(f)
@@ -229,11 +239,13 @@ func init() {
 	lower(17, padLowering("", "pad"), "aten.pad.default")
 
 	lower(17, resizeLowering("linear", true), "aten.upsample_bilinear2d.vec", "aten.upsample_linear1d.vec", "aten.upsample_trilinear3d.vec")
-	lower(17, resizeLowering("linear", false), "aten.upsample_bilinear2d.default")
+	lower(17, resizeLowering("linear", false), "aten.upsample_bilinear2d.default", "aten.upsample_linear1d.default", "aten.upsample_trilinear3d.default")
 	lower(17, resizeLowering("cubic", true), "aten.upsample_bicubic2d.vec")
+	lower(17, resizeLowering("cubic", false), "aten.upsample_bicubic2d.default")
 	lower(17, resizeLowering("nearest", true), "aten.upsample_nearest2d.vec", "aten.upsample_nearest1d.vec", "aten.upsample_nearest3d.vec")
-	lower(17, resizeLowering("nearest", false), "aten.upsample_nearest2d.default")
+	lower(17, resizeLowering("nearest", false), "aten.upsample_nearest2d.default", "aten.upsample_nearest1d.default", "aten.upsample_nearest3d.default")
 	lower(17, resizeLowering("nearest-exact", true), "aten._upsample_nearest_exact2d.vec")
+	lower(17, resizeLowering("nearest-exact", false), "aten._upsample_nearest_exact2d.default")
 
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// grid_sampler_2d → GridSample (mode names changed at opset 20).
@@ -339,7 +351,7 @@ func init() {
 		b.Bind(n.Results[0], outs[0])
 		b.Emit(n.Results[1], "Mod", []string{outs[1], b.I64(plane)})
 		return nil
-	}, "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default", "aten.max_pool1d.default",
+	}, "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default", "aten.max_pool1d_with_indices.default", "aten.max_pool1d.default",
 		"aten.max_pool2d.default", "aten.max_pool3d.default")
 
 	// Adaptive average pooling: even windows are AveragePool; uneven ones
@@ -426,44 +438,6 @@ func init() {
 		return nil
 	}, "aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
 
-	// native_group_norm: normalized over each group's channels and
-	// positions; mean and rstd are [N, group].
-	lower(17, func(b *Builder, n *ir.Node) error {
-		r := reader(b, n)
-		dt := r.out(0).DType
-		x := r.In("input", dt)
-		groups := r.Int("group")
-		eps := r.Float("eps")
-		shape := r.Shape("input")
-		if r.err != nil {
-			return r.err
-		}
-		c, ok := shape[1].Const()
-		if !ok {
-			return fmt.Errorf("group norm over a symbolic channel count")
-		}
-		g := b.Tmp("Reshape", []string{x, b.I64s(0, groups, -1)})
-		mean := b.reduceOver("ReduceMean", g, []int64{2}, true)
-		d := b.Tmp("Sub", []string{g, mean})
-		v := b.reduceOver("ReduceMean", b.Tmp("Mul", []string{d, d}), []int64{2}, true)
-		e, _ := b.Scalar(dt, eps)
-		rstd := b.Tmp("Reciprocal", []string{b.Tmp("Sqrt", []string{b.Tmp("Add", []string{v, e})})})
-		y := b.Tmp("Reshape", []string{b.Tmp("Mul", []string{d, rstd}), b.Tmp("Shape", []string{x})})
-		bshape := []int64{c}
-		for range shape[2:] {
-			bshape = append(bshape, 1)
-		}
-		if r.Has("weight") {
-			y = b.Tmp("Mul", []string{y, b.Tmp("Reshape", []string{r.In("weight", dt), b.I64s(bshape...)})})
-		}
-		if r.Has("bias") {
-			y = b.Tmp("Add", []string{y, b.Tmp("Reshape", []string{r.In("bias", dt), b.I64s(bshape...)})})
-		}
-		b.Bind(n.Results[0], y)
-		b.Bind(n.Results[1], b.Tmp("Squeeze", []string{mean, b.I64s(2)}))
-		b.Bind(n.Results[2], b.Tmp("Squeeze", []string{rstd, b.I64s(2)}))
-		return r.err
-	}, "aten.native_group_norm.default")
 }
 
 // floatConst is a constant of dtype dt (a float type) holding vs.

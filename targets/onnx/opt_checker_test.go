@@ -28,6 +28,9 @@ type judgeCase struct {
 	Inputs  []string `json:"inputs,omitempty"`
 	Outputs []string `json:"outputs,omitempty"`
 	RTol    float64  `json:"rtol,omitempty"`
+	// Random maps output indices drawn by a random op to their value
+	// bounds (nil: any finite value); only their shape and dtype must match.
+	Random map[string]*[2]float64 `json:"random,omitempty"`
 }
 
 // judge runs every case in one Python process of the project's venv and

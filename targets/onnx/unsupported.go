@@ -11,9 +11,8 @@ func init() {
 	Unsupported("an in-place or out= op: torch.export's functionalization removes it; a program that still holds it was not "+
 		"functionalized. Export with torch.export.export (not a pre-dispatch trace) or call ep.run_decompositions().",
 		"aten.resize_.default", "aten.atan2.out")
-	Unsupported("a random op: fxport does not lower randomness to ONNX (RandomUniform/RandomNormal/Bernoulli) yet. Export the model "+
-		"in eval mode (dropout off) or pass the random values in as an input.",
-		"aten.rand.default", "aten.randn.default", "aten.randperm.default", "aten.native_dropout.default")
+	Unsupported("randperm is rewritten before the ONNX stages by the patch ONNX-P06 (randperm-argsort); this node was left "+
+		"because that patch was excluded. Do not exclude ONNX-P06.", "aten.randperm.default")
 	Unsupported("Tensor.item() (a data-dependent scalar): fxport cannot lower it to ONNX yet. Keep the value a tensor in the model "+
 		"(avoid .item() / int(tensor) in forward).", "aten._local_scalar_dense.default")
 	Unsupported("masked_scatter is rewritten before the ONNX stages by the patch ONNX-P16 (masked-scatter-gather); this node was "+

@@ -6,13 +6,15 @@ Usage:
 
 CASES.json is a list of cases, each
   {"name": str, "model": path, "inputs": [npy, ...], "outputs": [npy, ...],
-   "rtol": float}
+   "rtol": float, "random": {"<output index>": [lo, hi] or null}}
 ("inputs"/"outputs" may be absent: then only the checker runs). Every model
 is checked with onnx.checker.check_model(path, full_check=True); a case with
 outputs is run in ONNX Runtime (CPU) on its inputs, and each output must match
 torch's: floating outputs within max|got - exp| <= rtol * max|exp| (rtol
 defaults to 1e-4, the fp32 rule), NaN and infinity at the same places;
-integer and bool outputs exactly. Shapes and dtypes must match too.
+integer and bool outputs exactly. Shapes and dtypes must match too. Outputs
+listed under "random" (drawn by a random op) are compared by shape and dtype
+only, their values checked to be finite and within [lo, hi] when given.
 
 One line per case goes to stdout: "ok NAME ..." or "FAIL NAME: reason".
 Exit status: 0 every case passed, 1 a case failed, 2 usage error, 3 the
@@ -56,6 +58,20 @@ def compare(got, exp, rtol, np):
     return ""
 
 
+def compare_random(got, exp, bounds, np):
+    """Shape, dtype and value range of a random output."""
+    if tuple(got.shape) != tuple(exp.shape):
+        return "shape %s, want %s" % (list(got.shape), list(exp.shape))
+    if got.dtype != exp.dtype:
+        return "dtype %s, want %s" % (got.dtype, exp.dtype)
+    g = got.astype(np.float64)
+    if g.size and not np.isfinite(g).all():
+        return "non-finite random values"
+    if bounds is not None and g.size and (g.min() < bounds[0] or g.max() > bounds[1]):
+        return "random values in [%g, %g], want within [%g, %g]" % (g.min(), g.max(), bounds[0], bounds[1])
+    return ""
+
+
 def run_case(case, onnx, ort, np):
     name = case.get("name", case["model"])
     try:
@@ -86,6 +102,12 @@ def run_case(case, onnx, ort, np):
     for i, (g, path) in enumerate(zip(got, outs)):
         exp = np.load(path)
         g = np.asarray(g)
+        rnd = case.get("random") or {}
+        if str(i) in rnd:
+            why = compare_random(g, exp, rnd[str(i)], np)
+            if why:
+                return "FAIL %s: output %d: %s" % (name, i, why)
+            continue
         why = compare(g, exp, rtol, np)
         if why:
             return "FAIL %s: output %d: %s" % (name, i, why)

@@ -13,6 +13,7 @@ Run with the project's venv (third_party/venv/bin/python); the Go test
 TestOpCasesGenuine (targets/onnx) exports each program at every offered opset
 and judges it with onnx.checker and ONNX Runtime against these outputs.
 """
+import json
 import os
 import sys
 
@@ -24,10 +25,17 @@ aten = torch.ops.aten
 CASES = []
 
 
-def case(name, keep, *inputs):
-    """Register fn(*inputs) -> tuple as case name, keeping the ops in keep."""
+RANDOM = {}
+
+
+def case(name, keep, *inputs, random=None):
+    """Register fn(*inputs) -> tuple as case name, keeping the ops in keep.
+    random maps output indices drawn by random ops to their bounds (None:
+    any finite value); they are judged by shape, dtype and range only."""
     def deco(fn):
         CASES.append((name, keep, fn, inputs))
+        if random:
+            RANDOM[name] = random
         return fn
     return deco
 
@@ -180,6 +188,11 @@ def _(x, i, v, m):
 
 
 # --- shape and indexing ------------------------------------------------------
+@case("index_multi", ["aten.index.Tensor"], seeded(4, 5, 6), torch.tensor([0, 3, -1]), torch.tensor([[1], [4], [-2]]), torch.tensor([2, 0, 5]))
+def _(x, i, j, k):
+    return (x[i, :, k], x[:, j, k], x[i, j], x[i, j % 4], x[:, :, k][:, i], x[i, j, k])
+
+
 @case("repeat", ["aten.repeat.default"], seeded(2, 3), ints(3))
 def _(x, i):
     return (x.repeat(2, 1), x.repeat(2, 2, 3), i.repeat(1, 2))
@@ -307,6 +320,30 @@ def _(x, y, i, c, w, idx, off):
             aten._embedding_bag.default(w, idx, off, False, 1)[0])
 
 
+@case("random", ["aten.rand.default", "aten.randn.default", "aten.rand_like.default", "aten.randn_like.default",
+                 "aten.bernoulli.default", "aten.bernoulli.p", "aten.native_dropout.default"],
+      seeded(3, 4, lo=0, hi=1), seeded(64, 32),
+      random={0: [0, 1], 1: None, 2: [0, 1], 3: None, 4: [0, 1], 5: [0, 1], 6: None, 7: [0, 1]})
+def _(p, x):
+    d, m = aten.native_dropout(x, 0.25, True)
+    e, em = aten.native_dropout(x, 0.25, False)
+    return (torch.rand(2, 5), torch.randn(3, 2), torch.rand_like(p), torch.randn_like(p), torch.bernoulli(p),
+            aten.bernoulli.p(p, 0.3), d, m, e, em)
+
+
+@case("direct_overloads_1d_3d", ["aten.upsample_bicubic2d.default", "aten._upsample_nearest_exact2d.default",
+                                 "aten.upsample_linear1d.default", "aten.upsample_nearest1d.default",
+                                 "aten.upsample_trilinear3d.default", "aten.upsample_nearest3d.default",
+                                 "aten.max_pool1d_with_indices.default"],
+      seeded(2, 3, 5, 4), seeded(2, 3, 7), seeded(1, 2, 3, 4, 5))
+def _(x, a, c):
+    mv, mi = aten.max_pool1d_with_indices(a, [3], [2], [1])
+    return (aten.upsample_bicubic2d.default(x, [7, 9], False), aten.upsample_bicubic2d.default(x, [8, 6], True),
+            aten._upsample_nearest_exact2d.default(x, [7, 9]), aten.upsample_linear1d.default(a, [11], False),
+            aten.upsample_linear1d.default(a, [14], True, 2.0), aten.upsample_nearest1d.default(a, [12]),
+            aten.upsample_trilinear3d.default(c, [4, 6, 9], False), aten.upsample_nearest3d.default(c, [5, 7, 8]), mv, mi)
+
+
 def op_name(t):
     ns, rest = t.name().split("::")
     if "." not in rest:
@@ -370,6 +407,10 @@ def main(argv):
             save_npy(os.path.join(d, "io", "input_%d.npy" % i), x)
         for i, y in enumerate(outs):
             save_npy(os.path.join(d, "io", "output_%d.npy" % i), y)
+        if name in RANDOM:
+            with open(os.path.join(d, "random.json"), "w") as f:
+                json.dump({str(k): v for k, v in sorted(RANDOM[name].items())}, f, sort_keys=True)
+                f.write("\n")
         with open(os.path.join(d, "ops.txt"), "w") as f:
             f.write("# ATen ops of program.pt2 (torch %s); kept from decomposition: %s\n" % (torch.__version__.split("+")[0], " ".join(held)))
             f.write("\n".join(ops) + "\n")
