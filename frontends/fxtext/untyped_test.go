@@ -288,3 +288,45 @@ func TestTorchbindOpaque(t *testing.T) {
 		}
 	}
 }
+
+// Retype reaches into regions: a cond read without types gets the same
+// program as one read with them.
+func TestRetypeRegions(t *testing.T) {
+	src := `class GraphModule(torch.nn.Module):
+    def forward(self, x, y):
+        sum_1 = torch.ops.aten.sum.default(x)
+        gt = torch.ops.aten.gt.Scalar(sum_1, 0)
+        true_graph_0 = self.true_graph_0
+        false_graph_0 = self.false_graph_0
+        cond = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, (x, y))
+        getitem = cond[0]
+        return (getitem,)
+
+    class true_graph_0(torch.nn.Module):
+        def forward(self, x, y):
+            cos = torch.ops.aten.cos.default(x)
+            add = torch.ops.aten.add.Tensor(cos, y)
+            return (add,)
+
+    class false_graph_0(torch.nn.Module):
+        def forward(self, x, y):
+            sin = torch.ops.aten.sin.default(x)
+            return (sin,)
+`
+	types := map[string]ir.Type{"x": ir.Tensor(ir.Float32, 3), "y": ir.Tensor(ir.Float32, 3)}
+	p := mustParse(t, src, Options{})
+	if n := len(ir.UnknownValues(p)); n == 0 {
+		t.Fatal("nothing unknown before retyping")
+	}
+	printParsed(t, p)
+	if err := Retype(p, types); err != nil {
+		t.Fatal(err)
+	}
+	want := ir.Print(mustParse(t, src, Options{InputTypes: types}))
+	if got := ir.Print(p); got != want {
+		t.Fatalf("retyped:\n%s\nparsed with types:\n%s", got, want)
+	}
+	if err := ir.VerifyWith(p, ir.VerifyOptions{Types: true}); err != nil {
+		t.Fatal(err)
+	}
+}
