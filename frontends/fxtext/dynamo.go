@@ -132,7 +132,16 @@ func (gb *gbuild) method(st *fxStmt, meth string, args []*expr, keys []string, k
 	case "contiguous":
 		return gb.atenByName(st, label, "clone", args[:1], keys, kwE, true)
 	case "type_as":
-		return gb.opaque(st, label, args, keys, kwE, "type_as needs the other tensor's dtype")
+		// x.type_as(y) converts to y's dtype: known only when y is typed.
+		if len(args) == 2 && len(keys) == 0 {
+			if b, ok := gb.lookup(args[1]); ok && b.kind == bValue {
+				if tt := ir.AsTensor(b.value.Type); tt != nil {
+					dt := &expr{kind: eName, name: "torch." + tt.DType.String(), pos: st.pos}
+					return gb.atenByName(st, label, "_to_copy", args[:1], []string{"dtype"}, []*expr{dt}, true)
+				}
+			}
+		}
+		return gb.opaque(st, label, args, keys, kwE, "type_as needs the other tensor's dtype, which the dump does not type")
 	}
 	if dt, ok := dtypeMethods[meth]; ok && len(args) == 1 {
 		return gb.atenByName(st, label, "_to_copy", args, append(keys, "dtype"), append(kwE, &expr{kind: eName, name: dt, pos: st.pos}), true)

@@ -104,6 +104,7 @@ const dynamoCode = `def forward(self, L_x_ : torch.Tensor, L_w_ : torch.nn.param
     a = v.add_(1)
     r = a.reshape(n, -1)
     t = r.float()
+    ta = t.type_as(l_x_)
     s = t[(slice(None, None, None), slice(0, 1, None))]
     e = s[(Ellipsis, None)]
     neg = -e
@@ -130,6 +131,7 @@ func TestDynamoLevel(t *testing.T) {
 		"%a: f32[4, 2] = aten.add_.Tensor(%v, 1)",
 		"aten.reshape.default(%a, [%n, -1])",
 		"%t: f32[8, 1] = aten._to_copy.default(%r, dtype=torch.float32)",
+		"%ta: f32[8, 1] = aten._to_copy.default(%t, dtype=torch.float32)",
 		"%s: f32[8, 1] = aten.slice.Tensor(%t, 1, 0, 1)",
 		"%e: f32[8, 1, 1] = aten.unsqueeze.default(%s, -1)",
 		"%neg: f32[8, 1, 1] = aten.neg.default(%e)",
