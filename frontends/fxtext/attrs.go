@@ -71,10 +71,30 @@ func attrKind(path string) ir.InputKind {
 	return ir.ConstantTensor
 }
 
-// selfAttr recognizes "self.path" (get_attr).
+// selfAttr recognizes "self.path" (get_attr), also where gm.code spells a
+// numeric module name with getattr: getattr(self.experts, "0").w1.weight.
 func selfAttr(e *expr) (string, bool) {
-	if e != nil && e.kind == eName && strings.HasPrefix(e.name, "self.") && len(e.name) > 5 {
-		return e.name[5:], true
+	if e == nil {
+		return "", false
+	}
+	switch e.kind {
+	case eName:
+		if strings.HasPrefix(e.name, "self.") && len(e.name) > 5 {
+			return e.name[5:], true
+		}
+	case eAttr:
+		if base, ok := selfAttr(e.fn); ok {
+			return base + "." + e.name, true
+		}
+	case eCall:
+		if e.fn.kind == eName && e.fn.name == "getattr" && len(e.elems) == 2 && len(e.keys) == 0 && e.elems[1].kind == eStr {
+			if e.elems[0].kind == eName && e.elems[0].name == "self" {
+				return e.elems[1].s, true
+			}
+			if base, ok := selfAttr(e.elems[0]); ok {
+				return base + "." + e.elems[1].s, true
+			}
+		}
 	}
 	return "", false
 }
