@@ -374,6 +374,9 @@ func (gb *gbuild) intLike(e *expr) bool {
 				return true
 			case *ir.ScalarType:
 				return t.Kind == ir.IntKind
+			case *ir.UnknownType:
+				// Untyped: a SymInt when a scalar op made it (sym_size, operator.mul).
+				return scalarProducer(b.value) || b.value.Def != nil && b.value.Def.Op.Has(ir.PropSymbolic)
 			}
 			return false
 		}

@@ -86,6 +86,12 @@ func retypeGraph(p *ir.Program, g *ir.Graph) error {
 				return err
 			}
 		}
+		if done, err := resolveTypeAs(p, n); done {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if t := opaqueOutType(n.Op, n.Args); t != nil && len(n.Results) == 1 && ir.IsUnknown(n.Results[0].Type) {
 			n.Results[0].SetType(t)
 			continue
@@ -154,4 +160,44 @@ func retypeWeights(p *ir.Program) error {
 	}
 	gb := &gbuild{builder: &builder{prog: p}}
 	return gb.weights()
+}
+
+// resolveTypeAs replaces an opaque x.type_as(y) of a Dynamo graph read
+// without types by aten._to_copy(x, dtype=y's dtype) once both are typed.
+func resolveTypeAs(p *ir.Program, n *ir.Node) (bool, error) {
+	a := n.Args
+	if !isOpaque(n.Op) || len(a) != 4 || a[0].Str != "Tensor.type_as" || a[1].Kind != ir.ArgList || len(a[1].List) != 0 ||
+		a[2].Kind != ir.ArgValue || a[3].Kind != ir.ArgValue || len(n.Results) != 1 {
+		return false, nil
+	}
+	self, other := ir.AsTensor(a[2].Value.Type), ir.AsTensor(a[3].Value.Type)
+	if self == nil || other == nil {
+		return false, nil
+	}
+	op := ir.MustLookupOp("aten._to_copy.default")
+	bound, err := ir.BindArgs(op, []ir.Arg{a[2]}, map[string]ir.Arg{"dtype": ir.DTypeArg(other.DType)})
+	if err != nil {
+		return true, err
+	}
+	old := n.Results[0]
+	b := ir.NewBuilder(n.Graph)
+	b.SetInsertBefore(n)
+	m, err := b.Raw(op, bound, []ir.Type{ir.Unknown}, nil)
+	if err != nil {
+		return true, err
+	}
+	m.Meta = n.Meta.Clone()
+	m.Meta.Delete(MetaNote)
+	types, err := ir.InferTypes(m)
+	if err != nil || len(types) != 1 {
+		_ = m.Erase()
+		return false, nil
+	}
+	m.Results[0].SetType(types[0])
+	name := old.Name
+	old.ReplaceAllUsesWith(m.Results[0])
+	if err := n.Erase(); err != nil {
+		return true, err
+	}
+	return true, m.Results[0].Rename(name)
 }

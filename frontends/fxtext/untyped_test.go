@@ -143,10 +143,19 @@ func TestDynamoLevel(t *testing.T) {
 	}
 	// Untyped, the SymInt arithmetic still reads as operator.mul.
 	u := printParsed(t, mustParse(t, dynamoCode, Options{}))
-	for _, want := range []string{"%n: unknown = operator.mul(%size, 2)", "%mul: unknown = aten.mul.Tensor(%L_x_, %L_x_)"} {
+	for _, want := range []string{"%n: unknown = operator.mul(%size, 2)", "%mul: unknown = aten.mul.Tensor(%L_x_, %L_x_)",
+		`%ta: unknown = opaque.call.default("Tensor.type_as", [], %t, %L_x_)`} {
 		if !strings.Contains(u, want) {
 			t.Errorf("untyped: missing %q in\n%s", want, u)
 		}
+	}
+	// Retyped, it is the program read with types (type_as resolved too).
+	q := mustParse(t, dynamoCode, Options{})
+	if err := Retype(q, types); err != nil {
+		t.Fatal(err)
+	}
+	if got := printParsed(t, q); got != text {
+		t.Errorf("retyped:\n%s\nparsed with types:\n%s", got, text)
 	}
 	if d, _ := p.Meta.Get(MetaDropped); d != "4: torch._C._set_grad_enabled" {
 		t.Errorf("dropped calls: %q", d)
