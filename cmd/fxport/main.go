@@ -40,6 +40,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"capture", "capture (--model FILE.py:FACTORY | --hf ARCH [--task T]) -o DIR [--dynamic] [--dim INPUT.DIM=[NAME:]MIN:MAX]", "capture a PyTorch model with torch.export (capture steps applied) into DIR/program.pt2 with sample inputs and eager outputs", runCapture},
 		{"parse", "parse [--verify] [--verify-types] FILE", "print a program as IR text", runParse},
 		{"passes", "passes [--target T] [--backend B] [--markdown]", "list each target's stages and every registered pass", runPasses},
 		{"pipeline", "pipeline --target T [--backend B]", "print a target's default pipeline in text form", runPipeline},
@@ -74,6 +75,12 @@ func cleanupOnSignal(exit func(int)) {
 		exit(code)
 	}()
 }
+
+// errReported is a failure whose message the command already printed
+// (capture's Python side does): exit with its code, print nothing more.
+type errReported struct{ code int }
+
+func (e errReported) Error() string { return "failed" }
 
 // errUsage marks errors that should print the command's usage.
 var errUsage = errors.New("usage")
@@ -111,6 +118,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case errors.Is(err, flag.ErrHelp):
 			return 0
+		case errors.As(err, new(errReported)):
+			return err.(errReported).code
 		case errors.Is(err, errUsage):
 			fmt.Fprintf(stderr, "fxport %s: %v\nusage: fxport %s\n", name, err, c.usage)
 			return 2

@@ -2,6 +2,7 @@ package pt2
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -87,6 +88,15 @@ func decodeProgram(data []byte, layout string) (*ir.Program, error) {
 				k = MetaEscape + k
 			}
 			p.Meta.Set(k, kv.Value)
+		}
+		// torch.export.save keeps only graph_module.meta["custom"], as JSON
+		// text under "custom": that is where a capture shim (fxport capture)
+		// leaves export.capture_steps and friends. Its entries become program
+		// metadata keys too; a key given on its own wins.
+		for _, kv := range kvs {
+			if kv.Key == "custom" {
+				unpackCustomMeta(p, kv.Value)
+			}
 		}
 	}
 	if nt := gm["treespec_namedtuple_fields"]; nt != nil && !nt.IsNull() {
@@ -383,4 +393,39 @@ func ParseCallArg(s string) (name string, lit ir.Arg, isLit bool, err error) {
 		return "", ir.FloatArg(f), true, nil
 	}
 	return "", ir.Arg{}, false, fmt.Errorf("bad literal %q", t)
+}
+
+// unpackCustomMeta sets one program metadata key per entry of the JSON
+// object text custom: string values as they are, other values as their JSON
+// text. Keys already set, and keys in the reader's own pt2. namespace, are
+// left alone; text that is not a JSON object is kept only under "custom".
+func unpackCustomMeta(p *ir.Program, custom string) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(custom), &obj); err != nil {
+		return
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "" || k == "custom" || strings.HasPrefix(k, "pt2.") {
+			continue
+		}
+		if _, ok := p.Meta.Get(k); ok {
+			continue
+		}
+		raw := obj[k]
+		var str string
+		if err := json.Unmarshal(raw, &str); err == nil {
+			p.Meta.Set(k, str)
+			continue
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			continue
+		}
+		p.Meta.Set(k, compact.String())
+	}
 }
