@@ -24,7 +24,7 @@ var layers = []struct {
 		"targets/executorch/fb/...", "targets/executorch/schema", "targets/executorch/internal/fbs", "targets/onnx/onnxpb"}},
 	{"ir: the IR", []string{"ir"}},
 	{"core: pass manager, interpreter, frontends, file formats, planner", []string{
-		"pm", "interp", "interp/npy", "frontends/...",
+		"pm", "interp", "interp/npy", "frontends/...", "capture",
 		"targets/onnx/opt", "targets/executorch/pte", "targets/executorch/plan", "targets/executorch/partition"}},
 	{"shared rewrite helpers", []string{"passes/edit"}},
 	{"stage passes without a backend", []string{"passes/dynamo", "passes/onnxfix"}},
