@@ -20,6 +20,33 @@ type xquant struct {
 	dynamic   int   // > 0: per-token dynamic over this many trailing dims (xquant_dynamic.go)
 }
 
+// checkScales reports whether the scales fit the dims they quantize: one
+// per channel along dim, or, group-wise (blockwise 4-bit weights), one per
+// channel and group of dim 1. Dynamic quantization carries none.
+func (xq *xquant) checkScales(dims []uint32) error {
+	if xq.dynamic > 0 || len(xq.scales) <= 1 {
+		return nil
+	}
+	if xq.dim < 0 || xq.dim >= len(dims) {
+		return fmt.Errorf("per-channel scales along dim %d of dims %v", xq.dim, dims)
+	}
+	want := int64(dims[xq.dim])
+	if xq.group > 0 {
+		if len(dims) < 2 || int64(dims[1])%xq.group != 0 {
+			return fmt.Errorf("group size %d does not divide dim 1 of dims %v", xq.group, dims)
+		}
+		want *= int64(dims[1]) / xq.group
+	}
+	if int64(len(xq.scales)) != want {
+		what := "per-channel"
+		if xq.group > 0 {
+			what = fmt.Sprintf("group-wise (group %d)", xq.group)
+		}
+		return fmt.Errorf("%d %s scales along dim %d of dims %v, want %d", len(xq.scales), what, xq.dim, dims, want)
+	}
+	return nil
+}
+
 // xrun is one execution of an XNNPACK graph: values by id_out, held in the
 // float domain (quantized values are dequantized when they are defined and
 // requantized when a node produces them, so every node computes in float).
@@ -69,8 +96,8 @@ func (m *Method) runXNN(p *pte.XNNPayload, args []int32) error {
 			if err != nil {
 				return fmt.Errorf("xvalues[%d]: %w", i, err)
 			}
-			if len(xq.scales) > 1 && (xq.dim < 0 || xq.dim >= len(t.Dims) || int64(t.Dims[xq.dim]) != int64(len(xq.scales))) {
-				return fmt.Errorf("xvalues[%d]: %d per-channel scales along dim %d of dims %v", i, len(xq.scales), xq.dim, t.Dims)
+			if err := xq.checkScales(t.Dims); err != nil {
+				return fmt.Errorf("xvalues[%d]: %w", i, err)
 			}
 			r.quant[t.IdOut] = xq
 		}
