@@ -475,7 +475,9 @@ func (gb *gbuild) isTensorValue(name string) bool {
 	if ir.AsTensor(b.value.Type) != nil {
 		return true
 	}
-	return ir.IsUnknown(b.value.Type) && gb.dynamoLevel && (b.value.Def == nil || !isTupleLike(b.value.Def.Op))
+	d := b.value.Def
+	// A value of a multi-result node is one element, not the tuple.
+	return ir.IsUnknown(b.value.Type) && gb.dynamoLevel && (d == nil || !isTupleLike(d.Op) || len(d.Results) > 1)
 }
 
 func fnHasParam(fn *fxFunc, name string) bool {
