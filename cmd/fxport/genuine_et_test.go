@@ -66,7 +66,10 @@ type judgeResult struct {
 // bundled program and one with its constants in a .ptd, and has the
 // genuine ExecuTorch runtime (tools/etjudge, the venv's executorch) load
 // each with full verification, run it on the corpus inputs and compare
-// with torch's outputs (fp32: max error ≤ 1e-4 × max |expected|).
+// with torch's outputs (fp32: max error ≤ 1e-4 × max |expected|). Broken
+// copies of a small export (genuine_refusals_test.go) must be refused by
+// both the genuine runtime and fxport's runner ("refusal" counts the
+// runtime's refusals).
 func TestGenuineExecuTorchRuntime(t *testing.T) {
 	py := testenv.Python(t)
 	root := testenv.Root(t)
@@ -124,6 +127,13 @@ func TestGenuineExecuTorchRuntime(t *testing.T) {
 			t.Errorf("no %s case: the programs %q / %q are not in tests/corpus", g, genuineBundled, genuineExternal)
 		}
 	}
+	for _, c := range refusalCases(t, out) { // genuine_refusals_test.go
+		group[c.Name] = "refusal"
+		if c.Name == "callconv.control" {
+			group[c.Name] = "control"
+		}
+		cases = append(cases, c)
+	}
 	results := runJudge(t, py, root, out, cases)
 	passed, total := map[string]int{}, map[string]int{}
 	for _, c := range cases {
@@ -132,6 +142,16 @@ func TestGenuineExecuTorchRuntime(t *testing.T) {
 		r, ok := results[c.Name]
 		if !ok {
 			t.Errorf("%s: the judge printed no result", c.Name)
+			continue
+		}
+		if g == "refusal" {
+			// A broken copy: the runtime must refuse it.
+			if !r.OK {
+				passed[g]++
+				t.Logf("%s: refused by the genuine runtime: %s", c.Name, r.Error)
+			} else {
+				t.Errorf("%s: the genuine runtime ran it; fxport's runner refuses it", c.Name)
+			}
 			continue
 		}
 		if r.OK {
@@ -148,7 +168,7 @@ func TestGenuineExecuTorchRuntime(t *testing.T) {
 		}
 	}
 	var counts []string
-	for _, g := range []string{"portable", "xnnpack", "bpte", "ptd"} {
+	for _, g := range []string{"portable", "xnnpack", "bpte", "ptd", "control", "refusal"} {
 		counts = append(counts, fmt.Sprintf("%s %d/%d", g, passed[g], total[g]))
 	}
 	line := "genuine ExecuTorch runtime: " + strings.Join(counts, ", ")

@@ -93,8 +93,8 @@ func (m *Method) kernelCall(k *etfb.KernelCallT) error {
 	return m.storeReturn(full, &sch, k.Args[nargs:], outs, written)
 }
 
-// storeReturn checks a kernel call's return slot (callconv) and writes the
-// op's results into it, except where they are the out arguments the call
+// storeReturn writes the op's results into a kernel call's return slot
+// (callconv), except for out variants, whose out arguments the call
 // already wrote.
 func (m *Method) storeReturn(full string, sch *ir.Schema, slot []int32, outs []interp.Value, written map[int]bool) error {
 	kind := callconv.ReturnSlot(sch)
@@ -105,19 +105,13 @@ func (m *Method) storeReturn(full string, sch *ir.Schema, slot []int32, outs []i
 	if vi < 0 || vi >= len(m.vals) {
 		return fmt.Errorf("%s: return value index %d out of range (%d values)", full, vi, len(m.vals))
 	}
+	if callconv.IsOut(sch) {
+		// The out arguments hold the results; the runtime's kernel wrapper
+		// does not read or write an out variant's return slot (a slot that
+		// is not the out tensors still runs on the genuine runtime).
+		return nil
+	}
 	if kind == callconv.ListSlot {
-		l, ok := m.vals[vi].(tensorList)
-		if !ok {
-			return fmt.Errorf("%s: return value %d is %s; the kernel's return slot is a TensorList", full, vi, kindName(m.vals[vi]))
-		}
-		if callconv.IsOut(sch) {
-			for j, e := range l {
-				if !written[int(e)] {
-					return fmt.Errorf("%s: return TensorList item %d (value %d) is not one of the out tensors", full, j, e)
-				}
-			}
-			return nil
-		}
 		res := interp.Value(outs)
 		if len(sch.Returns) == 1 && len(outs) == 1 { // one Tensor[] return
 			res = outs[0]
@@ -129,9 +123,6 @@ func (m *Method) storeReturn(full string, sch *ir.Schema, slot []int32, outs []i
 	}
 	if written[vi] {
 		return nil
-	}
-	if callconv.IsOut(sch) {
-		return fmt.Errorf("%s: return value %d is not the out tensor", full, vi)
 	}
 	if len(outs) != 1 {
 		return fmt.Errorf("%s: %d results for one return value", full, len(outs))
