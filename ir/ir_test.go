@@ -16,7 +16,7 @@ symbol s0: [2, 1024] hint 8
 input p_fc_weight: parameter "fc.weight"
 input x: user_input
 output user_output
-weight "fc.weight": f32[8, 4] = inline("0000803f")
+weight "fc.weight": f32[8, 4] = inline("0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f0000803f")
 
 graph forward(%p_fc_weight: f32[8, 4], %x: f32[s0, 4]) {
   %t: f32[4, 8] = aten.t.default(%p_fc_weight)

@@ -73,6 +73,8 @@ func VerifyWith(p *Program, opts VerifyOptions) error {
 	}
 	v.graph(p.Main, p)
 	v.signature(p)
+	v.symbols(p) // verify_program.go
+	v.weights(p)
 	if len(v.errs) > 0 {
 		return v.errs
 	}
@@ -155,6 +157,7 @@ func (v *verifier) graph(g *Graph, p *Program) {
 			})
 		}
 		v.schema(g, n)
+		v.cond(g, n)
 		for i, r := range n.Results {
 			if r.Def != n || r.Index != i || r.Graph != g {
 				v.add(g, n, "result %d (%s) is not linked to its node", i, r)
@@ -183,6 +186,7 @@ func (v *verifier) graph(g *Graph, p *Program) {
 	if prev != g.last {
 		v.add(g, nil, "broken node list (last link)")
 	}
+	v.dims(g)
 	if count != g.numNodes {
 		v.add(g, nil, "node count %d does not match the list (%d)", g.numNodes, count)
 	}
