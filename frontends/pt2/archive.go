@@ -10,12 +10,15 @@ import (
 	"unicode/utf8"
 )
 
+// MaxJSONBytes bounds a program or payload-config JSON record (inflated):
+// 512 MiB by default; fxport parse/export --max-json-bytes raises it for a
+// program that needs more (docs/reliability.md).
+var MaxJSONBytes int64 = 512 << 20
+
 // Limits that keep hostile archives from exhausting memory.
 const (
 	// maxEntries bounds the number of entries of an archive.
 	maxEntries = 1 << 20
-	// maxJSONSize bounds a program or payload-config JSON record.
-	maxJSONSize = 2 << 30
 	// maxPickleSize bounds a data.pkl record.
 	maxPickleSize = 256 << 20
 	// maxMarkerSize bounds archive_format, archive_version and byteorder.

@@ -68,7 +68,7 @@ func readFrom(ra io.ReaderAt, size int64, path, model string) (*ir.Program, erro
 		}
 		return nil, &Error{File: path, Err: fmt.Errorf("neither a PT2 archive (no archive_format record) nor a torch.export zip (no %s)", legacyProgram)}
 	}
-	if size > maxJSONSize {
+	if size > MaxJSONBytes {
 		return nil, &Error{File: path, Err: fmt.Errorf("%d bytes is too large for a program JSON document", size)}
 	}
 	data := make([]byte, size)
@@ -82,7 +82,7 @@ func readFrom(ra io.ReaderAt, size int64, path, model string) (*ir.Program, erro
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
-	return finishProgram(p, path, "")
+	return finishProgram(p, path, "", false) // a bare JSON document carries no weights
 }
 
 const (
@@ -154,7 +154,7 @@ func readArchive(a *zipArchive, path, root, model string) (*ir.Program, error) {
 		return nil, &Error{File: path, Err: err}
 	}
 	rel := "models/" + name + ".json"
-	data, err := a.read(root+rel, maxJSONSize)
+	data, err := a.read(root+rel, MaxJSONBytes)
 	if err != nil {
 		return nil, &Error{File: path, Record: rel, Err: err}
 	}
@@ -190,7 +190,7 @@ func readArchive(a *zipArchive, path, root, model string) (*ir.Program, error) {
 	if err := setWeights(p, ws, path); err != nil {
 		return nil, err
 	}
-	return finishProgram(p, path, rel)
+	return finishProgram(p, path, rel, true)
 }
 
 func pickModel(models []string, want string) (string, error) {
@@ -218,7 +218,7 @@ func pickModel(models []string, want string) (string, error) {
 
 // readLegacy reads a torch.export zip of torch 2.2–2.7.
 func readLegacy(a *zipArchive, path string) (*ir.Program, error) {
-	data, err := a.read(legacyProgram, maxJSONSize)
+	data, err := a.read(legacyProgram, MaxJSONBytes)
 	if err != nil {
 		return nil, &Error{File: path, Record: legacyProgram, Err: err}
 	}
@@ -242,7 +242,7 @@ func readLegacy(a *zipArchive, path string) (*ir.Program, error) {
 	if err := setWeights(p, ws, path); err != nil {
 		return nil, err
 	}
-	return finishProgram(p, path, legacyProgram)
+	return finishProgram(p, path, legacyProgram, true)
 }
 
 // pickleWeights reads the tensors of a torch.save record.
@@ -260,7 +260,7 @@ func pickleWeights(a *zipArchive, path, entry, rel string) ([]*ir.Weight, error)
 
 // payloadWeights reads a PayloadConfig and the raw payloads it indexes.
 func payloadWeights(a *zipArchive, path, root, cfg, dir string) ([]*ir.Weight, error) {
-	data, err := a.read(root+cfg, maxJSONSize)
+	data, err := a.read(root+cfg, MaxJSONBytes)
 	if err != nil {
 		return nil, &Error{File: path, Record: cfg, Err: err}
 	}
@@ -370,17 +370,27 @@ func setWeights(p *ir.Program, ws []*ir.Weight, path string) error {
 	return nil
 }
 
-// finishProgram checks that the signature's weights exist and verifies the IR.
-func finishProgram(p *ir.Program, path, rel string) (*ir.Program, error) {
-	if len(p.Weights) > 0 {
-		for i, in := range p.Signature.Inputs {
-			switch in.Kind {
-			case ir.Parameter, ir.Buffer, ir.ConstantTensor:
-				if p.Weight(in.Target) == nil {
-					return nil, &Error{File: path, Record: rel, Err: &pt2schema.Error{
-						Path: fmt.Sprintf("graph_module.signature.input_specs[%d]", i),
-						Msg:  fmt.Sprintf("%s %q has no stored data", in.Kind, in.Target)}}
+// finishProgram checks that the signature's weights exist (in an archive,
+// always; in a bare JSON document, which stores none, only when some are
+// given) and verifies the IR.
+func finishProgram(p *ir.Program, path, rel string, archive bool) (*ir.Program, error) {
+	// Every parameter, buffer and constant tensor needs its data: an
+	// archive without its weights config (or pickle) is refused here, not
+	// exported weightless.
+	for i, in := range p.Signature.Inputs {
+		if !archive && len(p.Weights) == 0 {
+			break
+		}
+		switch in.Kind {
+		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
+			if p.Weight(in.Target) == nil {
+				msg := fmt.Sprintf("%s %q has no stored data", in.Kind, in.Target)
+				if len(p.Weights) == 0 {
+					msg += " (the archive stores no weights: is its weights config missing?)"
 				}
+				return nil, &Error{File: path, Record: rel, Err: &pt2schema.Error{
+					Path: fmt.Sprintf("graph_module.signature.input_specs[%d]", i),
+					Msg:  msg}}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/fxport/fxport/internal/inputfile"
 	"github.com/fxport/fxport/ir"
 )
 
@@ -47,8 +48,59 @@ func (s *Source) String() string {
 }
 
 // Open streams the bytes. Stored entries are read in place; a compressed
-// entry is decompressed and the bytes before Offset discarded.
+// entry is decompressed and the bytes before Offset discarded. The first
+// Open of an entry in a process reads the whole entry once and checks its
+// CRC-32 against the zip directory: a flipped stored byte is an error
+// naming the archive and entry, never silently exported.
 func (s *Source) Open() (io.ReadCloser, error) {
+	if err := checkCRC(s.Archive, s.Entry); err != nil {
+		return nil, err
+	}
+	return s.open()
+}
+
+// crcChecked caches checkCRC's answer per archive and entry.
+var crcChecked sync.Map // [2]string{archive, entry} → error (or nil)
+
+// checkCRC reads entry of the zip file at archive to its end through
+// archive/zip, which compares the CRC-32 of the bytes with the directory's.
+func checkCRC(archive, entry string) error {
+	key := [2]string{archive, entry}
+	if v, ok := crcChecked.Load(key); ok {
+		err, _ := v.(error)
+		return err
+	}
+	err := func() error {
+		f, size, err := inputfile.Open(archive)
+		if err != nil {
+			return fmt.Errorf("weight source: %w", err)
+		}
+		defer f.Close()
+		zr, err := zip.NewReader(f, size)
+		if err != nil && zr == nil {
+			return fmt.Errorf("weight source %s: %w", archive, err)
+		}
+		for _, zf := range zr.File {
+			if zf.Name != entry {
+				continue
+			}
+			rc, err := zf.Open()
+			if err != nil {
+				return fmt.Errorf("weight source %s: %s: %w", archive, entry, err)
+			}
+			defer rc.Close()
+			if _, err := io.Copy(io.Discard, rc); err != nil {
+				return fmt.Errorf("weight source %s: entry %s: %w (the stored bytes are corrupt)", archive, entry, err)
+			}
+			return nil
+		}
+		return fmt.Errorf("weight source %s: no entry %q", archive, entry)
+	}()
+	crcChecked.Store(key, err)
+	return err
+}
+
+func (s *Source) open() (io.ReadCloser, error) {
 	f, err := os.Open(s.Archive)
 	if err != nil {
 		return nil, fmt.Errorf("weight source: %w", err)

@@ -20,8 +20,17 @@ func (e *Error) Error() string {
 	if e.Path == "" {
 		return e.Msg
 	}
-	return e.Path + ": " + e.Msg
+	path := e.Path
+	if len(path) > maxPathInError {
+		// A path a million levels deep stays a readable message: its
+		// start, the count left out, its end.
+		path = path[:maxPathInError/2] + fmt.Sprintf("…(%d bytes)…", len(path)-maxPathInError) + path[len(path)-maxPathInError/2:]
+	}
+	return path + ": " + e.Msg
 }
+
+// maxPathInError bounds the JSON path an error message prints.
+const maxPathInError = 400
 
 // Span is the byte range of one JSON value inside a Decoder's input.
 type Span struct{ Start, End int }
