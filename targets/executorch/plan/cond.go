@@ -50,6 +50,14 @@ func (c *class) extend(s Span) bool {
 // inside the branch, and the branch returns no other value of that class.
 // Other returned values keep their own storage (see extendMoveSources).
 func shareCondResults(l *layout, uf unionFind, order []*ir.Value, unplanned map[*ir.Value]string) {
+	// members lists each class's values (by root, in order), kept up to
+	// date across the unions below: shareable reads one class, not every
+	// value of the program (nested conds were cubic).
+	members := map[*ir.Value][]*ir.Value{}
+	for _, v := range order {
+		r := uf.find(v)
+		members[r] = append(members[r], v)
+	}
 	for _, c := range l.conds {
 		t, f, _ := condRegions(c)
 		for _, g := range []*ir.Graph{t, f} {
@@ -61,8 +69,16 @@ func shareCondResults(l *layout, uf unionFind, order []*ir.Value, unplanned map[
 				if _, ok := unplanned[r]; ok {
 					continue
 				}
-				if o := outs[i].Value; shareable(l, uf, order, g, outs, i) && uf.find(o) != uf.find(r) {
+				if o := outs[i].Value; shareable(l, uf, members, g, outs, i) && uf.find(o) != uf.find(r) {
+					rr, ro := uf.find(r), uf.find(o)
 					uf.union(r, o)
+					if nr := uf.find(r); nr == rr {
+						members[rr] = append(members[rr], members[ro]...)
+						delete(members, ro)
+					} else {
+						members[nr] = append(members[nr], members[rr]...)
+						delete(members, rr)
+					}
 				}
 			}
 		}
@@ -71,7 +87,7 @@ func shareCondResults(l *layout, uf unionFind, order []*ir.Value, unplanned map[
 
 // shareable reports whether output i of region g may share its cond
 // result's storage.
-func shareable(l *layout, uf unionFind, order []*ir.Value, g *ir.Graph, outs []ir.Arg, i int) bool {
+func shareable(l *layout, uf unionFind, members map[*ir.Value][]*ir.Value, g *ir.Graph, outs []ir.Arg, i int) bool {
 	o := outs[i].Value
 	if o.Def == nil || o.Tensor() == nil || !l.within(o.Graph, g) {
 		return false
@@ -85,8 +101,8 @@ func shareable(l *layout, uf unionFind, order []*ir.Value, g *ir.Graph, outs []i
 			return false
 		}
 	}
-	for _, v := range order {
-		if uf.find(v) == root && (v.Def == nil || !l.within(v.Graph, g)) {
+	for _, v := range members[root] {
+		if v.Def == nil || !l.within(v.Graph, g) {
 			return false
 		}
 	}

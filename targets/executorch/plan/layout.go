@@ -96,6 +96,10 @@ type layout struct {
 	// wholeLoops gives every value inside a loop region the loop's whole
 	// span (the planner before per-iteration lifetimes; for measurements).
 	wholeLoops bool
+	// tree numbers the graphs of the owner tree (pre-order in, post-order
+	// out) so that within is O(1); built on first use for len(owner) graphs.
+	tree      map[*ir.Graph][2]int
+	treeOwned int
 }
 
 func newLayout(main *ir.Graph) *layout {
@@ -304,8 +308,70 @@ func (l *layout) usePos(u *ir.Node, def *ir.Graph) int {
 	return at
 }
 
-// within reports whether graph g is h or a cond or while region nested in h.
+// within reports whether graph g is h or a cond or while region nested in h:
+// an interval test on the numbered owner tree (numberTree), O(1) however
+// deep the regions nest.
 func (l *layout) within(g, h *ir.Graph) bool {
+	if l.tree == nil || l.treeOwned != len(l.owner) {
+		l.numberTree()
+	}
+	if ng, ok := l.tree[g]; ok {
+		if nh, ok := l.tree[h]; ok {
+			return nh[0] <= ng[0] && ng[1] <= nh[1]
+		}
+	}
+	return l.withinWalk(g, h)
+}
+
+// numberTree numbers every graph of the tree the owner map forms (a region
+// under the graph of its cond or while node) with an explicit stack:
+// entry and exit counters, so that g is within h when h's interval holds
+// g's.
+func (l *layout) numberTree() {
+	children := map[*ir.Graph][]*ir.Graph{}
+	var roots []*ir.Graph
+	seen := map[*ir.Graph]bool{}
+	for g, n := range l.owner {
+		children[n.Graph] = append(children[n.Graph], g)
+	}
+	for parent := range children {
+		if l.owner[parent] == nil && !seen[parent] {
+			seen[parent] = true
+			roots = append(roots, parent)
+		}
+	}
+	l.tree = make(map[*ir.Graph][2]int, len(l.owner)+len(roots))
+	clock := 0
+	type frame struct {
+		g    *ir.Graph
+		next int
+	}
+	for _, r := range roots {
+		stack := []frame{{g: r}}
+		l.tree[r] = [2]int{clock, 0}
+		clock++
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if kids := children[top.g]; top.next < len(kids) {
+				k := kids[top.next]
+				top.next++
+				l.tree[k] = [2]int{clock, 0}
+				clock++
+				stack = append(stack, frame{g: k})
+				continue
+			}
+			iv := l.tree[top.g]
+			iv[1] = clock
+			clock++
+			l.tree[top.g] = iv
+			stack = stack[:len(stack)-1]
+		}
+	}
+	l.treeOwned = len(l.owner)
+}
+
+// withinWalk is within by walking up the owners (graphs outside the tree).
+func (l *layout) withinWalk(g, h *ir.Graph) bool {
 	for g != nil {
 		if g == h {
 			return true
