@@ -17,9 +17,6 @@ func Run(f *pte.File, inputs []interp.Value, opts Options) ([]interp.Value, erro
 	return m.Execute(inputs)
 }
 
-// maxSteps bounds the instructions one execution runs (loops jump back).
-const maxSteps = 10_000_000
-
 // Execute binds inputs (tensors are copied into their planned windows, or
 // into fresh buffers when unplanned; non-tensor inputs replace their value),
 // runs every chain's instructions and returns the outputs: tensors decoded
@@ -60,10 +57,10 @@ func (m *Method) execute(inputs []interp.Value) ([]interp.Value, error) {
 		if ch == nil {
 			continue
 		}
-		steps := 0
+		steps, maxSteps := 0, m.maxSteps
 		for pc := 0; pc < len(ch.Instructions); {
 			if steps++; steps > maxSteps {
-				return nil, fmt.Errorf("%s: chain %d: more than %d instructions run", where, ci, maxSteps)
+				return nil, fmt.Errorf("%s: chain %d: more than %d instructions run (a loop that does not end? raise the limit with --max-instructions)", where, ci, maxSteps)
 			}
 			next, err := m.step(ch.Instructions[pc], pc)
 			if err != nil {

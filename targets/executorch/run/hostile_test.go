@@ -16,11 +16,11 @@ import (
 	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
-// hostileOptions bound what one hostile case may allocate: far below the
-// defaults, so that 15,000 cases stay fast, and far above what the genuine
-// files need (except djl_portable_expand_512mib_output.pte, which is then
-// refused by the limit, as it must be).
-var hostileOptions = Options{MaxArenaBytes: 64 << 20, MaxTensorBytes: 64 << 20}
+// hostileOptions bound what one hostile case may allocate and run: far
+// below the defaults, so that 15,000 cases stay fast, and above what the
+// genuine files need (except djl_portable_expand_512mib_output.pte, which
+// is then refused by the limit, as it must be).
+var hostileOptions = Options{MaxArenaBytes: 16 << 20, MaxTensorBytes: 4 << 20, MaxInstructions: 10_000}
 
 // outcome is what one hostile case did.
 type outcome struct {

@@ -22,7 +22,17 @@ const (
 	// DefaultMaxTensorBytes bounds one tensor: a declared size, a
 	// constant, an input, a result.
 	DefaultMaxTensorBytes = 256 << 20
+	// DefaultMaxInstructions bounds the instructions one chain runs in
+	// one execution.
+	DefaultMaxInstructions = 10_000_000
 )
+
+func (o Options) maxInstructions() int {
+	if o.MaxInstructions > 0 {
+		return o.MaxInstructions
+	}
+	return DefaultMaxInstructions
+}
 
 func (o Options) maxArenaBytes() int64 {
 	if o.MaxArenaBytes > 0 {

@@ -19,6 +19,10 @@ type Options struct {
 	// MaxTensorBytes bounds one tensor (declared, constant, input or
 	// result); 0 means DefaultMaxTensorBytes.
 	MaxTensorBytes int64
+	// MaxInstructions bounds the instructions one chain runs per
+	// execution (JumpFalseCall loops back); 0 means
+	// DefaultMaxInstructions.
+	MaxInstructions int
 	// AliasingMoves runs MoveCall as ExecuTorch's runtime does: the
 	// destination value is assigned the source value, so a tensor
 	// destination then shares the source's memory (and shape) instead of
@@ -38,6 +42,7 @@ type Method struct {
 	arenas    [][]byte
 	alias     bool          // Options.AliasingMoves
 	maxTensor int64         // Options.MaxTensorBytes, defaulted
+	maxSteps  int           // Options.MaxInstructions, defaulted
 	vals      []any         // *slot, int64, float64, bool, string, nil, or a list (lists.go)
 	shared    []sharedInput // unplanned tensor inputs of the current execution (shared_inputs.go)
 }
@@ -84,7 +89,7 @@ func load(f *pte.File, opts Options) (*Method, error) {
 	if mi < 0 {
 		return nil, fmt.Errorf("%s: no method %q (methods: %v)", f.Name, name, names)
 	}
-	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates, data: opts.Data, alias: opts.AliasingMoves, maxTensor: opts.maxTensorBytes()}
+	m := &Method{file: f, name: name, plan: f.Methods[mi].Plan, dels: f.Methods[mi].Delegates, data: opts.Data, alias: opts.AliasingMoves, maxTensor: opts.maxTensorBytes(), maxSteps: opts.maxInstructions()}
 	if err := m.allocArenas(opts); err != nil {
 		return nil, fmt.Errorf("%s: method %s: %w", f.Name, name, err)
 	}
