@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	fxapi "github.com/fxport/fxport"
+	"github.com/fxport/fxport/frontends/pt2"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
@@ -112,6 +113,7 @@ func (r *runFlags) config(stderr io.Writer) pm.Config {
 
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", stderr)
+	fs.Int64Var(&pt2.MaxJSONBytes, "max-json-bytes", pt2.MaxJSONBytes, "refuse a .pt2 JSON record (program, weights config) of more bytes, inflated")
 	target := fs.String("target", "", "target: "+targetNames())
 	backend := fs.String("backend", "", "backend for --target executorch (executorch.xnnpack, executorch.cuda, executorch.portable, …)")
 	out := fs.String("o", "", "output file (one target) or directory (--target all)")
@@ -192,7 +194,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 				}
 			}
 		}
-		if err := exportOne(src.Clone(), t, dest, native, *pipelineText, exclude, include, rf, *report, emitOpts, stdout, stderr); err != nil {
+		if err := nameInput(files[0], exportOne(src.Clone(), t, dest, native, *pipelineText, exclude, include, rf, *report, emitOpts, stdout, stderr)); err != nil {
 			if !multi {
 				return err
 			}

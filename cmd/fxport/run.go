@@ -22,6 +22,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	atol := fs.Float64("atol", etrun.DefaultATol, "FILE.bpte: absolute tolerance of the output comparison (ExecuTorch's default)")
 	maxArena := fs.Int64("max-arena-bytes", etrun.DefaultMaxArenaBytes, "refuse a program whose planned arenas need more bytes in all (raise it for a model that needs more)")
 	maxTensor := fs.Int64("max-tensor-bytes", etrun.DefaultMaxTensorBytes, "refuse a tensor (declared, constant, input) of more bytes (raise it for a model that needs more)")
+	maxSteps := fs.Int("max-instructions", etrun.DefaultMaxInstructions, "refuse to run more instructions per chain and execution (a loop that does not end)")
 	var data listFlag
 	fs.Var(&data, "data", "external data files (.ptd) (repeatable; default: FILE.ptd beside FILE.pte when it exists)")
 	files, err := parseInterspersed(fs, args)
@@ -35,7 +36,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := etrun.Options{Method: *method, MaxArenaBytes: *maxArena, MaxTensorBytes: *maxTensor}
+	opts := etrun.Options{Method: *method, MaxArenaBytes: *maxArena, MaxTensorBytes: *maxTensor, MaxInstructions: *maxSteps}
 	if len(data) == 0 {
 		if beside := ptdPath(files[0]); fileExists(beside) {
 			data = append(data, beside)
