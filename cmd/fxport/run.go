@@ -36,6 +36,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The reference kernels' bound on one intermediate tensor follows
+	// --max-tensor-bytes (elements of at most 4 bytes; the kernels hold
+	// floats as float64).
+	if n := *maxTensor / 4; n > 0 && n < interp.MaxElements {
+		interp.MaxElements = n
+	}
 	opts := etrun.Options{Method: *method, MaxArenaBytes: *maxArena, MaxTensorBytes: *maxTensor, MaxInstructions: *maxSteps}
 	if len(data) == 0 {
 		if beside := ptdPath(files[0]); fileExists(beside) {

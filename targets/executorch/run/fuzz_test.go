@@ -14,6 +14,7 @@ import (
 // recover turned into an error counts — and every error names the file.
 // Seeded with every genuine .pte and .bpte.
 func FuzzRunPTE(f *testing.F) {
+	defer boundInterp()()
 	dir := testenv.Shared(f, "testdata/pte")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.*pte"))
 	if len(files) == 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fxport/fxport/internal/testenv"
+	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/targets/executorch/pte"
 )
 
@@ -21,6 +22,14 @@ import (
 // genuine files need (except djl_portable_expand_512mib_output.pte, which
 // is then refused by the limit, as it must be).
 var hostileOptions = Options{MaxArenaBytes: 16 << 20, MaxTensorBytes: 4 << 20, MaxInstructions: 10_000}
+
+// boundInterp lowers interp.MaxElements (the reference kernels' bound on
+// one intermediate tensor) for a hostile test and returns its restore.
+func boundInterp() func() {
+	old := interp.MaxElements
+	interp.MaxElements = 1 << 20
+	return func() { interp.MaxElements = old }
+}
 
 // outcome is what one hostile case did.
 type outcome struct {
@@ -145,6 +154,7 @@ func runCase(t *testing.T, name string, data []byte, opts Options) outcome {
 // and .bpte and runs inspect's and run's code path on each: no case may
 // panic or hang, and every refusal names the file.
 func TestGenuineMutations(t *testing.T) {
+	defer boundInterp()()
 	dir := testenv.Shared(t, "testdata/pte")
 	files, err := filepath.Glob(filepath.Join(dir, "*.*pte"))
 	if err != nil || len(files) == 0 {
