@@ -1,6 +1,11 @@
 package goldenfile
 
-import "testing"
+import (
+	"testing"
+
+	_ "github.com/fxport/fxport/passes/dynamo"  // the dynamo stages every pipeline starts with
+	_ "github.com/fxport/fxport/passes/onnxfix" // the ONNX stages of the onnx pipeline
+)
 
 func TestSplitInheritsFirstCaseHeader(t *testing.T) {
 	text := `# A comment: not a header key
@@ -44,7 +49,6 @@ graph forward() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Without the catalog imported, only the target is known here.
 	if pl.Target != "onnx" || pl.Backend != "onnx" {
 		t.Fatalf("pipeline %s", pl)
 	}
