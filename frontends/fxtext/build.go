@@ -286,7 +286,7 @@ func (gb *gbuild) stmt(st *fxStmt) error {
 	if gb.nodes > gb.maxNodes {
 		return gb.errorf(st.pos, "the dump expands to more than %d nodes (subgraphs are built once per reference)", gb.maxNodes)
 	}
-	if st.name != "" {
+	if st.name != "" && !st.rebind {
 		if _, dup := gb.scope[st.name]; dup {
 			if path, ok := selfAttr(st.rhs); ok && gb.isMain && gb.liftedName(st.name, path) {
 				return nil
@@ -368,6 +368,9 @@ func (gb *gbuild) callTarget(st *fxStmt, target string, posE []*expr, keys []str
 	target = normalizeTarget(target)
 	if done, err := gb.tensorOperator(st, target, posE); done {
 		return err
+	}
+	if plain, ok := inplaceOperators[target]; ok {
+		target = plain // x += 1 on a SymInt is x + 1
 	}
 	if op, ok := lookupTarget(target); ok {
 		if wrapped, unknown := unknownWrappedOp(op, posE); unknown {
@@ -487,4 +490,8 @@ func fnHasParam(fn *fxFunc, name string) bool {
 		}
 	}
 	return false
+}
+
+var inplaceOperators = map[string]string{
+	"operator.iadd": "operator.add", "operator.isub": "operator.sub", "operator.imul": "operator.mul", "operator.itruediv": "operator.truediv",
 }

@@ -30,6 +30,8 @@ type fxStmt struct {
 	rhs   *expr
 	pos   pos
 	stack string // the stack trace comment in force ("" when none)
+	// rebind is set for "x += y": the node's result takes over the name x.
+	rebind bool
 }
 
 // fxFunc is a forward: its inputs, nodes and output.

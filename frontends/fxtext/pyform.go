@@ -327,6 +327,24 @@ func (pp *pyParser) statement(f *fxFunc, ll *logicalLine, stack string) error {
 		ps.next()
 		return pp.endOfStatement(ps)
 	}
+	if t := ll.toks; len(t) > 3 && t[0].kind == tName && t[1].kind == tOp && t[2].kind == tOp && t[2].text == "=" {
+		if target, aug := augmentedOps[t[1].text]; aug {
+			// "out_4 += x_3" (Dynamo prints in-place operators so): a node
+			// that rebinds the name.
+			e := &expr{kind: eName, name: t[0].text, pos: t[0].pos, src: pp.src, off: t[0].off, end: t[0].end}
+			ps.i += 3
+			v, err := ps.exprList()
+			if err != nil {
+				return err
+			}
+			if err := pp.endOfStatement(ps); err != nil {
+				return err
+			}
+			call := &expr{kind: eCall, pos: e.pos, src: e.src, off: e.off, end: v.end, fn: &expr{kind: eName, name: target, pos: e.pos}, elems: []*expr{e, v}}
+			f.stmts = append(f.stmts, &fxStmt{name: e.name, rhs: call, pos: e.pos, stack: stack, rebind: true})
+			return nil
+		}
+	}
 	var targets []*expr
 	var an *annot
 	e, err := ps.exprList()
@@ -462,4 +480,9 @@ func (pp *pyParser) flattenedInputs(f *fxFunc, lhs, call *expr) error {
 		f.params = append(f.params, &fxParam{name: n, pos: lhs.elems[i].pos})
 	}
 	return nil
+}
+
+// augmentedOps are the in-place operators of augmented assignments.
+var augmentedOps = map[string]string{
+	"+": "operator.iadd", "-": "operator.isub", "*": "operator.imul", "/": "operator.itruediv",
 }

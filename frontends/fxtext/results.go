@@ -117,6 +117,9 @@ func (gb *gbuild) emitCall(st *fxStmt, op ir.Op, args []ir.Arg) error {
 		return err
 	}
 	name := st.name
+	if st.rebind {
+		name = gb.fresh(st.name) // "x += y" gives x a new value
+	}
 	if name == "" {
 		name = gb.fresh(op.Info().Base)
 	}

@@ -108,7 +108,8 @@ const dynamoCode = `def forward(self, L_x_ : torch.Tensor, L_w_ : torch.nn.param
     s = t[(slice(None, None, None), slice(0, 1, None))]
     e = s[(Ellipsis, None)]
     neg = -e
-    f = torch.ops.mylib.fancy.default(neg, k = 3)
+    neg += 1;  neg_1 = neg
+    f = torch.ops.mylib.fancy.default(neg_1, k = 3)
     return (f, t)
 `
 
@@ -135,7 +136,8 @@ func TestDynamoLevel(t *testing.T) {
 		"%s: f32[8, 1] = aten.slice.Tensor(%t, 1, 0, 1)",
 		"%e: f32[8, 1, 1] = aten.unsqueeze.default(%s, -1)",
 		"%neg: f32[8, 1, 1] = aten.neg.default(%e)",
-		`%f: unknown = opaque.call.default("torch.ops.mylib.fancy.default", ["k"], %neg, 3)`,
+		"%neg_2: f32[8, 1, 1] = aten.add_.Tensor(%neg, 1)",
+		`%f: unknown = opaque.call.default("torch.ops.mylib.fancy.default", ["k"], %neg_2, 3)`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q", want)
