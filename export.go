@@ -13,6 +13,7 @@ import (
 	"github.com/fxport/fxport/internal/inputfile"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/provenance"
 	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
 	etemit "github.com/fxport/fxport/targets/executorch/emit"
 	etopenvino "github.com/fxport/fxport/targets/executorch/openvino"
@@ -266,6 +267,16 @@ func Export(ctx context.Context, src Source, target Target, opts Options) (*Resu
 		return res, err
 	}
 	if opts.Output != "" {
+		// The artifact records which fxport made it, the pipeline and the
+		// workarounds that fired (ONNX metadata_props, the .pte's
+		// export-metadata method), unless the caller set its own record.
+		rec := res.Report.Provenance(provenance.Version())
+		if opts.ONNX.Provenance == nil {
+			opts.ONNX.Provenance = &rec
+		}
+		if opts.ExecuTorch.Provenance == nil {
+			opts.ExecuTorch.Provenance = &rec
+		}
 		files, err := writeArtifact(ctx, p, target, opts, res)
 		if err != nil {
 			return res, err

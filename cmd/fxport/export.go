@@ -14,6 +14,7 @@ import (
 	"github.com/fxport/fxport/frontends/pt2"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/provenance"
 	etcuda "github.com/fxport/fxport/targets/executorch/cuda"
 	etopenvino "github.com/fxport/fxport/targets/executorch/openvino"
 	"github.com/fxport/fxport/targets/onnx"
@@ -119,6 +120,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output file (one target) or directory (--target all)")
 	pipelineText := fs.String("pipeline", "", "run this pipeline text instead of the target's default")
 	report := fs.Bool("report", false, "print what ran and what fired")
+	reportJSON := fs.String("report-json", "", "write the report (passes, statistics, times, workarounds fired per node, outputs) as JSON to this file (schema: docs/report-json.md)")
 	optOn := fs.Bool("optimize", false, "ONNX: run the graph optimizer even when the disable-optimization table names the model class")
 	optOff := fs.Bool("no-optimize", false, "ONNX: do not run the graph optimizer")
 	opset := fs.Int("opset", onnx.DefaultOpset, fmt.Sprintf("ONNX: default-domain opset (%d–%d)", onnx.MinSupportedOpset, onnx.MaxSupportedOpset))
@@ -181,6 +183,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	}
 	stem := strings.TrimSuffix(filepath.Base(files[0]), filepath.Ext(files[0]))
 	var failed []string
+	rj := newReportDoc(files[0])
 	for _, t := range targets {
 		dest, native := *out, ""
 		if multi {
@@ -194,9 +197,12 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 				}
 			}
 		}
-		if err := nameInput(files[0], exportOne(src.Clone(), t, dest, native, *pipelineText, exclude, include, rf, *report, emitOpts, stdout, stderr)); err != nil {
+		res, err := exportOne(src.Clone(), t, dest, native, *pipelineText, exclude, include, rf, *report, emitOpts, stdout, stderr)
+		err = nameInput(files[0], err)
+		rj.add(t, res, err, rf)
+		if err != nil {
 			if !multi {
-				return err
+				return rj.writeWith(*reportJSON, err)
 			}
 			fmt.Fprintf(stderr, "fxport export: %s: %v\n", t, err)
 			failed = append(failed, t.String())
@@ -212,9 +218,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d targets failed: %s", len(failed), len(targets), strings.Join(failed, ", "))
+		return rj.writeWith(*reportJSON, fmt.Errorf("%d of %d targets failed: %s", len(failed), len(targets), strings.Join(failed, ", ")))
 	}
-	return nil
+	return rj.writeWith(*reportJSON, nil)
 }
 
 // aotiCommand is the --aoti-command flag of the export command.
@@ -230,7 +236,9 @@ func hasEmitter(t exportTarget) bool { return t.Writes() && !t.ExternalCompile()
 // exportOne runs the target's pipeline on p (fxapi.Export) and writes dest:
 // the IR text (.fxir) or, where the target has an emitter, its native file;
 // native, when set, is a second, native output written from the same run.
-func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string, exclude, include listFlag, rf runFlags, report bool, emitOpts onnx.Options, stdout, stderr io.Writer) error {
+// With --report, --time or --mem it prints the report (measurements with
+// --time/--mem). The result, when the pipeline ran, goes to --report-json.
+func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string, exclude, include listFlag, rf runFlags, report bool, emitOpts onnx.Options, stdout, stderr io.Writer) (*fxapi.Result, error) {
 	switch ext := filepath.Ext(dest); {
 	case ext == ".fxir":
 	case ext == bundledExt && len(bundleCases) > 0 && t.Kind() == pm.TargetExecuTorch && hasEmitter(t):
@@ -240,13 +248,13 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 		// only when asked for one: they need an external compile step.
 		native, dest = dest, ""
 	case ext == t.Ext():
-		return fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t)
+		return nil, fmt.Errorf("writing %s files is not implemented yet; use -o FILE.fxir to get the IR the %s emitter will consume", ext, t)
 	default:
 		want := ".fxir"
 		if hasEmitter(t) {
 			want += " or " + t.Ext()
 		}
-		return fmt.Errorf("output %s: want a %s file", dest, want)
+		return nil, fmt.Errorf("output %s: want a %s file", dest, want)
 	}
 	// With --bundle, a portable or XNNPACK .pte is written by writeBundled.
 	bundle := native != "" && len(bundleCases) > 0 && t.Kind() == pm.TargetExecuTorch && !t.ExternalCompile()
@@ -265,7 +273,7 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 		opts.Output = native
 	}
 	res, err := fxapi.Export(context.Background(), fxapi.Program(p), t, opts)
-	if res != nil && res.Report != nil && report {
+	if res != nil && res.Report != nil && (report || rf.timePasses || rf.memPasses) {
 		fmt.Fprintf(stdout, "== %s ==\n%s", t, res.Report.Text(rf.timePasses || rf.memPasses))
 	}
 	if res != nil && res.ONNX != nil && report {
@@ -279,12 +287,18 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 	if err != nil {
 		var pe *pm.PassError
 		if errors.As(err, &pe) && rf.reproducer != "" {
-			return fmt.Errorf("%w (reproducer written to %s; replay with: fxport replay %s)", err, rf.reproducer, rf.reproducer)
+			return res, fmt.Errorf("%w (reproducer written to %s; replay with: fxport replay %s)", err, rf.reproducer, rf.reproducer)
 		}
-		return err
+		return res, err
 	}
 	if bundle {
-		return writeBundled(res.Program, native, etOpts, stdout)
+		bopts := etOpts
+		rec := res.Report.Provenance(provenance.Version())
+		bopts.Provenance = &rec
+		if err := writeBundled(res.Program, native, bopts, stdout); err != nil {
+			return res, err
+		}
+		res.Files = append([]string{native}, res.Files...)
 	}
-	return nil
+	return res, nil
 }

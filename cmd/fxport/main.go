@@ -50,6 +50,7 @@ func commands() []command {
 		{"run", "run FILE.pte|FILE.bpte [--method M] [--inputs DIR] [--data FILE.ptd] [-o OUTDIR] [--rtol R] [--atol A]", "execute a .pte with its memory plan (planned arenas, XNNPACK delegates) and print or write its outputs; run a .bpte's test cases", runRun},
 		{"inspect", "inspect FILE.pte|.bpte|.ptd", "decode an ExecuTorch .pte and print its methods, instructions, delegates and memory plan", runInspect},
 		{"bisect", "bisect PROGRAM --target T [--inputs DIR]", "find the first pass after which the interpreted program disagrees with torch", runBisect},
+		{"version", "version", "print the fxport version and the VCS revision it was built from", runVersion},
 	}
 }
 
@@ -86,11 +87,19 @@ func (e errReported) Error() string { return "failed" }
 var errUsage = errors.New("usage")
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stderr)
 		return 2
 	}
 	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return 0
+	case "--version", "-version":
+		printVersion(stdout)
+		return 0
+	}
 	if name == "help" {
 		if len(args) > 1 {
 			for _, c := range commands() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
+	"github.com/fxport/fxport/provenance"
 	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
 	"github.com/fxport/fxport/targets/onnx/opt"
 )
@@ -39,6 +40,15 @@ func CheckOpset(opset int) error {
 // MetadataKey is the metadata_props key of the export metadata (ONNX-S03).
 const MetadataKey = "fxport.export_metadata"
 
+// The metadata_props keys of the provenance (Options.Provenance): the
+// fxport version, the pipeline text and the workarounds that fired (a JSON
+// list of {id, name, kind, count}).
+const (
+	MetaVersion     = "fxport.version"
+	MetaPipeline    = "fxport.pipeline"
+	MetaWorkarounds = "fxport.workarounds"
+)
+
 // Options control emission.
 type Options struct {
 	// Opset is the default-domain opset (0: DefaultOpset).
@@ -46,8 +56,12 @@ type Options struct {
 	// ExternalThreshold: initializers of at least this many bytes go to
 	// external data when the model is written with Write (0: 1 MiB; <0: never).
 	ExternalThreshold int64
-	// ProducerVersion is stamped into the model.
+	// ProducerVersion is stamped into the model (default: the
+	// provenance's version, else provenance.Version()).
 	ProducerVersion string
+	// Provenance, when set, is recorded in metadata_props (MetaVersion,
+	// MetaPipeline, MetaWorkarounds) and in the export metadata.
+	Provenance *provenance.Record
 	// Optimize selects the graph optimizer (default: on unless the
 	// disable-optimization table names the model class; opt_hook.go).
 	Optimize OptimizeMode
@@ -277,13 +291,32 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 			irv = v
 		}
 	}
-	meta, err := exportMetadata(p, m, opset)
+	if opts.Provenance != nil && opts.Provenance.Workarounds == nil {
+		rec := *opts.Provenance
+		rec.Workarounds = []provenance.Workaround{}
+		opts.Provenance = &rec
+	}
+	meta, err := exportMetadata(p, m, opset, opts.Provenance)
 	if err != nil {
 		return nil, err
 	}
+	props := []*pb.StringStringEntryProto{{Key: strPtr(MetadataKey), Value: &meta}}
 	producerVersion := opts.ProducerVersion
+	if rec := opts.Provenance; rec != nil {
+		if producerVersion == "" {
+			producerVersion = rec.Version
+		}
+		wj, err := json.Marshal(rec.Workarounds)
+		if err != nil {
+			return nil, err
+		}
+		props = append(props,
+			&pb.StringStringEntryProto{Key: strPtr(MetaVersion), Value: strPtr(rec.Version)},
+			&pb.StringStringEntryProto{Key: strPtr(MetaPipeline), Value: strPtr(rec.Pipeline)},
+			&pb.StringStringEntryProto{Key: strPtr(MetaWorkarounds), Value: strPtr(string(wj))})
+	}
 	if producerVersion == "" {
-		producerVersion = "dev"
+		producerVersion = provenance.Version()
 	}
 	m.Proto = &pb.ModelProto{
 		IrVersion:       &irv,
@@ -291,7 +324,7 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 		ProducerVersion: &producerVersion,
 		Graph:           g,
 		OpsetImport:     collectOpsets(g, opset),
-		MetadataProps:   []*pb.StringStringEntryProto{{Key: strPtr(MetadataKey), Value: &meta}},
+		MetadataProps:   props,
 	}
 	if err := m.optimize(p, opts); err != nil {
 		return nil, err
@@ -469,15 +502,16 @@ func collectOpsets(g *pb.GraphProto, opset int) []*pb.OperatorSetIdProto {
 }
 
 // exportMetadata is the JSON stored under MetadataKey (ONNX-S03).
-func exportMetadata(p *ir.Program, m *Model, opset int) (string, error) {
+func exportMetadata(p *ir.Program, m *Model, opset int, rec *provenance.Record) (string, error) {
 	md := struct {
-		Producer        string            `json:"producer"`
-		Opset           int               `json:"opset"`
-		InputNames      []string          `json:"input_names"`
-		OutputNames     []string          `json:"output_names"`
-		UserOutputCount int               `json:"user_output_count"`
-		Program         map[string]string `json:"program_meta,omitempty"`
-	}{Producer: "fxport", Opset: opset, InputNames: m.Inputs, OutputNames: m.Outputs, UserOutputCount: len(m.Outputs)}
+		Producer        string             `json:"producer"`
+		Provenance      *provenance.Record `json:"provenance,omitempty"`
+		Opset           int                `json:"opset"`
+		InputNames      []string           `json:"input_names"`
+		OutputNames     []string           `json:"output_names"`
+		UserOutputCount int                `json:"user_output_count"`
+		Program         map[string]string  `json:"program_meta,omitempty"`
+	}{Producer: "fxport", Provenance: rec, Opset: opset, InputNames: m.Inputs, OutputNames: m.Outputs, UserOutputCount: len(m.Outputs)}
 	if md.InputNames == nil {
 		md.InputNames = []string{}
 	}

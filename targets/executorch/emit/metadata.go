@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/provenance"
 )
 
 // MetadataMethod is the constant method holding the export metadata JSON
@@ -15,15 +16,22 @@ const MetadataMethod = "fxport.export_metadata"
 // exportMetadata is the JSON document of MetadataMethod: producer, the
 // names of the method's inputs (user and constant inputs, as plan.inputs
 // lists them), the user output names and the program metadata (the memory
-// plan's own keys left out). Keys are sorted; the bytes are deterministic.
-func exportMetadata(p *ir.Program) (string, error) {
+// plan's own keys left out), and the provenance when one is given. Keys
+// are sorted; the bytes are deterministic.
+func exportMetadata(p *ir.Program, rec *provenance.Record) (string, error) {
+	if rec != nil && rec.Workarounds == nil {
+		r := *rec
+		r.Workarounds = []provenance.Workaround{}
+		rec = &r
+	}
 	md := struct {
-		Producer        string            `json:"producer"`
-		InputNames      []string          `json:"input_names"`
-		OutputNames     []string          `json:"output_names"`
-		UserOutputCount int               `json:"user_output_count"`
-		Program         map[string]string `json:"program_meta,omitempty"`
-	}{Producer: "fxport", InputNames: []string{}, OutputNames: []string{}}
+		Producer        string             `json:"producer"`
+		Provenance      *provenance.Record `json:"provenance,omitempty"`
+		InputNames      []string           `json:"input_names"`
+		OutputNames     []string           `json:"output_names"`
+		UserOutputCount int                `json:"user_output_count"`
+		Program         map[string]string  `json:"program_meta,omitempty"`
+	}{Producer: "fxport", Provenance: rec, InputNames: []string{}, OutputNames: []string{}}
 	for i, v := range p.Main.Inputs {
 		if i < len(p.Signature.Inputs) && (p.Signature.Inputs[i].Kind == ir.UserInput || p.Signature.Inputs[i].Kind == ir.ConstantInput) {
 			md.InputNames = append(md.InputNames, v.Name)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/provenance"
 	"github.com/fxport/fxport/targets/executorch/callconv"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
 	"github.com/fxport/fxport/targets/executorch/plan"
@@ -18,6 +19,9 @@ type Options struct {
 	MethodName string
 	// NoMetadataMethod leaves out the export-metadata constant method.
 	NoMetadataMethod bool
+	// Provenance, when set, is recorded in the export-metadata method
+	// (fxport version, pipeline text, workarounds that fired).
+	Provenance *provenance.Record
 	// CUDA supplies the compiled payload of each CudaBackend delegate call
 	// (cuda_delegate.go); nil rejects such calls.
 	CUDA func(call *ir.Node) (*CUDAPayload, error)
@@ -60,7 +64,7 @@ func ProgramWithData(p *ir.Program, opts Options) (*pte.File, []pte.NamedTensor,
 	m.plan.Name = name
 	plans := []*etfb.ExecutionPlanT{&m.plan}
 	if !opts.NoMetadataMethod {
-		md, err := exportMetadata(p)
+		md, err := exportMetadata(p, opts.Provenance)
 		if err != nil {
 			return nil, nil, fmt.Errorf("emit: export metadata: %w", err)
 		}
