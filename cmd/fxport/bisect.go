@@ -18,28 +18,23 @@ var bisectCatalog = func() *pm.Catalog { return pm.Default }
 // stdout says where.
 var errDisagree = errors.New("the interpreted program disagrees with the reference (see the report)")
 
-// runBisect: fxport bisect PROGRAM --target T [--inputs DIR] …
+// runBisect: fxport bisect PROGRAM --target T [--io DIR] …
 func runBisect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bisect", stderr)
 	target := fs.String("target", "", "target whose default pipeline to bisect (dynamo, onnx, executorch-portable, …)")
 	backend := fs.String("backend", "", "export backend (default: the target's)")
 	pipeline := fs.String("pipeline", "", "explicit pipeline text instead of the target's default pipeline")
-	inputs := fs.String("inputs", "", "directory with io/input_<i>.npy and io/output_<i>.npy: compare against torch's outputs")
-	samples := fs.Int("samples", 2, "input samples to draw when --inputs is not given")
+	inputs := fs.String("io", "", "fixture directory with input_<i>.npy and output_<i>.npy (or an io/ subdirectory holding them): compare against torch's outputs")
+	alias(fs, "inputs", "io")
+	samples := fs.Int("samples", 2, "input samples to draw when --io is not given")
 	seed := fs.Uint64("seed", 1, "seed for drawn inputs and random ops")
 	atol := fs.Float64("atol", 0, "absolute tolerance for float32/float64 outputs (default: difftest's)")
 	rtol := fs.Float64("rtol", 0, "relative tolerance for float32/float64 outputs (default: difftest's)")
 	var exclude, include listFlag
-	fs.Var(&exclude, "exclude-patches", "patches (names or IDs) not installed in the export")
-	fs.Var(&include, "include-patches", "opt-in patches (names or IDs) to install")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fxport bisect PROGRAM --target T [--inputs DIR] [flags]")
-		fmt.Fprintln(stderr, "\nInterprets the program after every pass of the target's pipeline and reports the")
-		fmt.Fprintln(stderr, "first pass whose result disagrees with torch's outputs (--inputs) or with the")
-		fmt.Fprintln(stderr, "interpreted input program, the node where values first diverge, and which")
-		fmt.Fprintln(stderr, "patch, reverted, restores agreement. Exit status 1 when it finds a disagreement.")
-		fs.PrintDefaults()
-	}
+	fs.Var(&exclude, "exclude-patch", "do not install these patches (names or catalog IDs)")
+	fs.Var(&include, "include-patch", "install these opt-in patches (names or catalog IDs)")
+	alias(fs, "exclude-patches", "exclude-patch")
+	alias(fs, "include-patches", "include-patch")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err

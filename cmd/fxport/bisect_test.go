@@ -90,7 +90,7 @@ func TestBisectAgainstTorchOutputs(t *testing.T) {
 	}
 	require.NoError(t, npy.WriteFile(filepath.Join(dir, "io", "input_0.npy"), x))
 	require.NoError(t, npy.WriteFile(filepath.Join(dir, "io", "output_0.npy"), interp.FromFloat64(ir.Float32, []int64{3, 2}, want)))
-	out, errOut, code := fxport(t, "bisect", prog, "--pipeline", "dynamo: dynamo.state-cleanup(planted-neg-bug)", "--inputs", dir)
+	out, errOut, code := fxport(t, "bisect", prog, "--pipeline", "dynamo: dynamo.state-cleanup(planted-neg-bug)", "--io", dir)
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, "torch's outputs in "+dir)
 	require.Contains(t, out, `"planted-neg-bug"`)

@@ -134,6 +134,8 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	var exclude, include listFlag
 	fs.Var(&exclude, "exclude-patch", "do not install these patches (names or catalog IDs)")
 	fs.Var(&include, "include-patch", "install these opt-in patches (names or catalog IDs)")
+	alias(fs, "exclude-patches", "exclude-patch")
+	alias(fs, "include-patches", "include-patch")
 	var rf runFlags
 	rf.register(fs)
 	files, err := parseInterspersed(fs, args)

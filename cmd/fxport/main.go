@@ -8,13 +8,14 @@
 //	fxport pipeline --target T [--backend B] print the default pipeline
 //	fxport export FILE --target T -o OUT     run a target's pipeline and write the result
 //	fxport verify FILE --target onnx         export and compare with torch in ONNX Runtime
-//	fxport bisect FILE --target T            find the first pass that changes the program's meaning
+//	fxport bisect FILE --target T [--io DIR] find the first pass that changes the program's meaning
 //	fxport inspect FILE.pte                  print a .pte/.ptd/.bpte file
 //	fxport run FILE.pte [--inputs DIR]      execute a .pte with its memory plan
 //	fxport run FILE.bpte                    run a bundled program's test cases
 //	fxport replay REPRODUCER                 re-run a failing pass from its reproducer
 //
-// Run "fxport help COMMAND" for a command's flags.
+// Run "fxport help COMMAND" or "fxport COMMAND --help" for a command's flags
+// and examples; "fxport --version" (or "fxport version") prints the version.
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/fxport/fxport/internal/atomicfile"
@@ -45,11 +47,11 @@ func commands() []command {
 		{"passes", "passes [--target T] [--backend B] [--markdown]", "list each target's stages and every registered pass", runPasses},
 		{"pipeline", "pipeline --target T [--backend B]", "print a target's default pipeline in text form", runPipeline},
 		{"export", "export FILE --target T [--backend B] -o OUT [flags]", "run a target's pipeline on a program and write the result", runExport},
-		{"verify", "verify PROGRAM --target onnx [--opset N] [--tol T] [--io DIR]", "export to ONNX, run in ONNX Runtime and compare with torch's outputs", runVerify},
+		{"verify", "verify PROGRAM --target onnx [--opset N] [--atol A] [--rtol R] [--io DIR]", "export to ONNX, run in ONNX Runtime and compare with torch's outputs", runVerify},
 		{"replay", "replay REPRODUCER", "re-run the pipeline of a reproducer written by --reproducer", runReplay},
 		{"run", "run FILE.pte|FILE.bpte [--method M] [--inputs DIR] [--data FILE.ptd] [-o OUTDIR] [--rtol R] [--atol A]", "execute a .pte with its memory plan (planned arenas, XNNPACK delegates) and print or write its outputs; run a .bpte's test cases", runRun},
 		{"inspect", "inspect FILE.pte|.bpte|.ptd", "decode an ExecuTorch .pte and print its methods, instructions, delegates and memory plan", runInspect},
-		{"bisect", "bisect PROGRAM --target T [--inputs DIR]", "find the first pass after which the interpreted program disagrees with torch", runBisect},
+		{"bisect", "bisect PROGRAM --target T [--io DIR] [flags]", "find the first pass after which the interpreted program disagrees with torch", runBisect},
 		{"version", "version", "print the fxport version and the VCS revision it was built from", runVersion},
 	}
 }
@@ -104,10 +106,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 {
 			for _, c := range commands() {
 				if c.name == args[1] {
-					_ = c.run([]string{"-h"}, stdout, stderr)
+					_ = c.run([]string{"-h"}, stdout, helpWriter{stdout})
 					return 0
 				}
 			}
+			fmt.Fprintf(stderr, "fxport help: unknown command %q\n", args[1])
+			usage(stderr)
+			return 2
 		}
 		usage(stdout)
 		return 0
@@ -115,6 +120,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, c := range commands() {
 		if c.name != name {
 			continue
+		}
+		if wantsHelp(args[1:]) {
+			_ = c.run([]string{"-h"}, stdout, helpWriter{stdout})
+			return 0
 		}
 		out := &checkedWriter{w: stdout}
 		err := c.run(args[1:], out, stderr)
@@ -130,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case errors.As(err, new(errReported)):
 			return err.(errReported).code
 		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "fxport %s: %v\nusage: fxport %s\n", name, err, c.usage)
+			fmt.Fprintf(stderr, "fxport %s: %v\nusage: fxport %s\nRun \"fxport %s --help\" for its flags and examples.\n", name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "), c.usage, name)
 			return 2
 		default:
 			fmt.Fprintf(stderr, "fxport %s: %v\n", name, err)
@@ -144,11 +153,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "fxport compiles torch.export programs to ONNX and ExecuTorch.")
+	fmt.Fprintln(w, "\nusage: fxport COMMAND [flags] [arguments]\n       fxport --version | --help")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"fxport help COMMAND\" for a command's flags.")
+	fmt.Fprintln(w, "\nRun \"fxport help COMMAND\" (or \"fxport COMMAND --help\") for a command's flags and examples.")
+	fmt.Fprintln(w, "\nExample:\n  fxport export examples/mlp/program.fxir --target onnx -o mlp.onnx --report")
 }
 
 func usageErr(format string, args ...any) error {
@@ -156,9 +167,16 @@ func usageErr(format string, args ...any) error {
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
+// Given a helpWriter, -h prints the command's full help (help.go); a bad
+// flag prints the flag package's one-line error (run adds the synopsis).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("fxport "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // run prints the parse error with the synopsis
+	fs.Usage = func() {
+		if hw, ok := stderr.(helpWriter); ok {
+			printHelp(hw, name, fs)
+		}
+	}
 	return fs
 }
 
@@ -167,7 +185,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageErr("%v", err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

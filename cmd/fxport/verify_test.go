@@ -43,7 +43,7 @@ func TestVerifyExample(t *testing.T) {
 	stdout, errOut, code := fxport(t, "verify", example, "--target", "onnx")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, stdout, "reference: interpreter")
-	require.Contains(t, stdout, "1 outputs match within 0.0001")
+	require.Contains(t, stdout, "1 outputs match: max error ≤ 1e-05 + 0.0001 × max|expected|")
 	_, errOut, code = fxport(t, "verify", example, "--target", "executorch")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "onnx only")
