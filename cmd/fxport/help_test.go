@@ -12,7 +12,8 @@ import (
 // TestEveryCommandHasHelp runs "fxport --help", "-h", "help" and every
 // command's --help, -h and "fxport help COMMAND": each exits 0 and prints a
 // synopsis ("usage: fxport COMMAND"), and each command's help its flags
-// and at least one example of that command.
+// and at least one example of that command. (capture's help is its Python
+// front door's argparse help: same synopsis and examples, argparse's layout.)
 func TestEveryCommandHasHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		out, errOut, code := fxport(t, args...)
@@ -34,7 +35,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		}
 		out := helps[0]
 		require.True(t, strings.HasPrefix(out, "usage: fxport "+c.name), "%s --help: no synopsis:\n%s", c.name, out)
-		require.Regexp(t, regexp.MustCompile(`(?m)^Examples:\n  fxport `+regexp.QuoteMeta(c.name)+`( |$)`), out, c.name)
+		require.Regexp(t, regexp.MustCompile(`(?mi)^Examples:\n  fxport `+regexp.QuoteMeta(c.name)+`( |$)`), out, c.name)
 	}
 	for _, f := range []string{"target", "o", "report-json", "exclude-patch", "time"} {
 		require.Contains(t, commandFlags(t, "export"), f)
