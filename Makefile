@@ -10,7 +10,7 @@ OUT      := out
 # ends of time-limited fuzzing (golang/go#75804). `make fuzz` runs longer.
 FUZZTIME ?= 20000x
 
-.PHONY: all build run test vet unit race fuzz-short fuzz bench generate docs clean ort flatc venv fixtures fixtures-check anchors bench-programs bench-genuine
+.PHONY: all build run test vet unit race fuzz-short fuzz bench generate kernels docs clean ort flatc venv fixtures fixtures-check anchors bench-programs bench-genuine
 
 all: build
 
@@ -111,6 +111,12 @@ bench-genuine: bench-programs
 generate:
 	$(GO) generate ./...
 	$(GO) run ./cmd/fxport passes --markdown > docs/passes.md
+
+# The ExecuTorch kernel list (gen/etkernels.spec) from the installed
+# executorch's kernel yaml files; then the op table that reads it.
+kernels: venv
+	$(VENV_PY) gen/etkernels/etkernels.py -o gen/etkernels.spec
+	$(GO) generate ./ir
 
 clean:
 	rm -rf bin $(OUT)

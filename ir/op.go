@@ -32,6 +32,10 @@ type OpInfo struct {
 	Infer InferFunc
 	// InferRule is the name of the rule in the spec, for diagnostics.
 	InferRule string
+	// Kernel is the ExecuTorch kernel library that registers the op
+	// ("portable", "quantized"; "" when none does), from gen/etkernels.spec,
+	// which gen/etkernels/etkernels.py writes from executorch's kernel lists.
+	Kernel string
 }
 
 // OpProps are the boolean properties an op declares in the spec.

@@ -3,6 +3,8 @@ package passes
 import (
 	"sort"
 
+	"github.com/fxport/fxport/rewrite"
+
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/ir/sym"
 	"github.com/fxport/fxport/pm"
@@ -103,79 +105,60 @@ var (
 
 func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	keep := etKeepWholeFor(c)
-	changed := false
-	err := etlEachNode(p, func(n *ir.Node) error {
-		if keep.Keep != nil && keep.Keep(n) {
+	filter := func(n *ir.Node) bool {
+		if keep.Keep != nil && etCoreSet.Has(n.Op) && keep.Keep(n) {
 			c.Stat("kept-whole", 1)
 			c.Debugf(n, "kept whole for the %s partitioner", c.Export().Backend())
+			return false
+		}
+		return true
+	}
+	n, err := etlApply(p, c, etCoreSet, etlDecomposeName, filter)
+	if err != nil {
+		return pm.Result{}, err
+	}
+	changed := n > 0
+	// What stays outside core ATen is counted, so a missing decomposition
+	// shows in the report (legalize-kernels later decomposes or refuses
+	// what has no kernel).
+	err = etlEachNode(p, func(n *ir.Node) error {
+		info := n.Op.Info()
+		if info.Namespace != "aten" || n.Op.Has(ir.PropCore) || n.Op.Has(ir.PropView) || n.Op.Has(ir.PropOutVariant) || n.Op.Has(ir.PropSymbolic) {
 			return nil
 		}
-		ok, err := etlDecomposeNode(n, c, etlDecomposeName)
-		changed = changed || ok
-		return err
+		if _, ok := EtCoreExceptions[info.Name]; ok {
+			c.Stat("exception-kept", 1)
+		} else if _, view := etlEdgeViewOfOp(n.Op); !view && !(keep.Keep != nil && etCoreSet.Has(n.Op) && keep.Keep(n)) {
+			c.Stat("non-core-kept", 1)
+			c.Debugf(n, "non-core op without a core decomposition")
+		}
+		return nil
 	})
 	return pm.Result{Changed: changed}, err
 }
 
-// etlDecomposeNode decomposes n when it is one of the non-core ops
-// decompose-to-core rewrites (the new nodes' provenance is pass), counts
-// it otherwise, and reports whether it rewrote n.
-func etlDecomposeNode(n *ir.Node, c *pm.Ctx, pass string) (bool, error) {
-	changed := false
-	err := func() error {
-		b := ir.NewBuilder(n.Graph)
-		b.SetInsertBefore(n)
-		b.Pass = pass
-		meta := n.Meta.Clone()
-		b.Meta = &meta
-		x := n.Args[0]
-		var v *ir.Value
-		var err error
-		switch n.Op {
-		case etlOpSilu:
-			v, err = etlSilu(b, x)
-		case etlOpHardsigmoid:
-			v, err = etlHardsigmoid(b, x)
-		case etlOpHardswish:
-			var hs *ir.Value
-			if hs, err = etlHardsigmoid(b, x); err == nil {
-				v, err = b.Value(etlOpMulTensor, x, ir.ValueArg(hs))
-			}
-		case etlOpRsubScalar:
-			v, err = etlRsub(b, n)
-		case etlOpLinear:
-			v, err = etlLinear(b, n)
-		case etlOpNativeBatchNorm, etlOpArangeStart:
-			v, err = etlCoreFactoryOrNorm(b, n)
-			if v == nil && err == nil {
-				c.Stat("non-core-kept", 1)
-				c.Debugf(n, "non-core op without a decomposition for these arguments")
-				return nil
-			}
-		default:
-			info := n.Op.Info()
-			if info.Namespace == "aten" && !n.Op.Has(ir.PropCore) && !n.Op.Has(ir.PropView) && !n.Op.Has(ir.PropOutVariant) && !n.Op.Has(ir.PropSymbolic) {
-				if _, ok := EtCoreExceptions[info.Name]; ok {
-					c.Stat("exception-kept", 1)
-				} else if _, view := etlEdgeViewOfOp(n.Op); !view {
-					c.Stat("non-core-kept", 1)
-					c.Debugf(n, "non-core op without a decomposition")
-				}
-			}
-			return nil
+// etlApply runs a decomposition set over the program's graphs outside
+// delegates (the nodes filter accepts), firing "decomposed OP" on each
+// replacement.
+func etlApply(p *ir.Program, c *pm.Ctx, set *rewrite.Set, pass string, filter func(n *ir.Node) bool) (int, error) {
+	var graphs []*ir.Graph
+	inDelegate := etlDelegateGraphs(p)
+	for _, g := range p.Graphs() {
+		if !inDelegate[g] {
+			graphs = append(graphs, g)
 		}
-		if err != nil {
-			return n.Errorf("%s: %v", pass, err)
-		}
-		from := n.Op.String()
-		if err := etlTakeOver(n, v.Def); err != nil {
-			return err
-		}
-		c.Fired(v.Def, "decomposed "+from)
-		changed = true
-		return nil
-	}()
-	return changed, err
+	}
+	res, err := rewrite.Apply(graphs, set, rewrite.Options{
+		Pass:   pass,
+		Filter: filter,
+		Retype: fxRetype,
+		OnRewrite: func(pat *rewrite.Pattern, from ir.Op, to []*ir.Value) {
+			if len(to) > 0 && to[0] != nil && to[0].Def != nil {
+				c.Fired(to[0].Def, "decomposed "+from.String())
+			}
+		},
+	})
+	return res.Rewrites, err
 }
 
 // etlEdgeViewOfOp reports whether to-edge-views rewrites op.

@@ -43,20 +43,12 @@ func runDecomposeUnclaimed(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	for _, name := range etKeepWholeFor(c).Ops {
 		ops[ir.MustLookupOp(name)] = true
 	}
-	changed := false
 	if len(ops) == 0 {
 		return pm.Result{}, nil
 	}
-	err := etlEachNode(p, func(n *ir.Node) error {
-		if !ops[n.Op] {
-			return nil
-		}
-		ok, err := etlDecomposeNode(n, c, etlDecomposeUnclaimedName)
-		if ok {
-			c.Stat("decomposed", 1)
-			changed = true
-		}
-		return err
-	})
-	return pm.Result{Changed: changed}, err
+	n, err := etlApply(p, c, etCoreSet, etlDecomposeUnclaimedName, func(n *ir.Node) bool { return ops[n.Op] })
+	if n > 0 {
+		c.Stat("decomposed", int64(n))
+	}
+	return pm.Result{Changed: n > 0}, err
 }

@@ -96,6 +96,7 @@ var executorchRows = []Row{
 	{Stage: StageLowering, Pass: "xnnpack-fuse-batch-norm", Backends: []string{"executorch.xnnpack"}, Why: "folds the functional inference batch norm into its convolution or linear before the partitioner claims them"},
 	{Stage: StageLowering, Pass: "xnnpack-partition", Backends: []string{"executorch.xnnpack"}, Why: "the support rules are written for edge ops; the regions must hold functional ops, so before to-out-variants (ET-B02)"},
 	{Stage: StageLowering, Pass: "decompose-unclaimed", Backends: []string{"executorch.xnnpack"}, Why: "the kept-whole ops no delegate claimed are decomposed as decompose-to-core would have (ET-L01)"},
+	{Stage: StageLowering, Pass: "legalize-kernels", Why: "after the partitioners (what a delegate claims needs no kernel): every op left without an ExecuTorch kernel is decomposed or refused (ET-L01)"},
 	// to_executorch.
 	{Stage: StageLowering, Pass: "fold-constant-views", Why: "copies of constants fold into lifted constants once partitioning is done"},
 	{Stage: StageLowering, Pass: "constant-propagation", Why: "after fold-constant-views: views of constants fold cheaper as byte views (off by default)"},
@@ -143,6 +144,9 @@ var PassOrder = []Constraint{
 	{"scalar-to-tensor", "to-out-variants", "the full([], v) nodes it builds inside regions need their out variant"},
 	{"xnnpack-partition", "to-out-variants", "delegate regions hold functional ops"},
 	{"decompose-unclaimed", "to-out-variants", "out variants exist for the core decomposition"},
+	{"xnnpack-partition", "legalize-kernels", "nodes a delegate claims need no portable kernel"},
+	{"legalize-kernels", "fold-constant-views", "decompositions may build copies of constants"},
+	{"legalize-kernels", "to-out-variants", "to-out-variants converts legal ops to their kernels"},
 	{"to-out-variants", "insert-write-back", "the write-back copy_ follows the out-variant graph"},
 	{"to-out-variants", "plan-memory", "the planner places the memory.alloc tensors"},
 	{"insert-write-back", "plan-memory", "the planner sees the write-back copies"},

@@ -29,9 +29,24 @@ var baseKinds = map[string]string{
 // of ir/opgen.go. ruleFuncs are the rule functions found in the ir package
 // (see FindRules); nil skips the rule checks.
 func Generate(specFile string, specSrc []byte, ruleFuncs map[string]bool) ([]byte, error) {
+	return GenerateWithKernels(specFile, specSrc, "", nil, ruleFuncs)
+}
+
+// GenerateWithKernels is Generate with the kernel list (gen/etkernels.spec)
+// merged in (see Spec.MergeKernels); an empty kernelsFile merges nothing.
+func GenerateWithKernels(specFile string, specSrc []byte, kernelsFile string, kernelsSrc []byte, ruleFuncs map[string]bool) ([]byte, error) {
 	spec, err := ParseSpec(specFile, specSrc)
 	if err != nil {
 		return nil, err
+	}
+	if kernelsFile != "" {
+		ks, err := ParseKernels(kernelsFile, kernelsSrc)
+		if err != nil {
+			return nil, err
+		}
+		if err := spec.MergeKernels(kernelsFile, ks); err != nil {
+			return nil, err
+		}
 	}
 	var rules map[string]bool
 	if ruleFuncs != nil {
@@ -68,7 +83,7 @@ func emit(spec *Spec, ids map[*OpSpec]string, argIDs map[*OpSpec][]string) []byt
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("%s\n", Header)
-	p("// Source: gen/ops.spec (%d ops). Regenerate with: go generate ./ir\n\n", len(spec.Ops))
+	p("// Source: gen/ops.spec and gen/etkernels.spec (%d ops). Regenerate with: go generate ./ir\n\n", len(spec.Ops))
 	p("package ir\n\n")
 
 	p("// The ops of gen/ops.spec, in spec order. The name is Op + namespace, base\n")
@@ -150,6 +165,9 @@ func emit(spec *Spec, ids map[*OpSpec]string, argIDs map[*OpSpec][]string) []byt
 		}
 		if len(twins) > 0 {
 			p("\t\t%s,\n", strings.Join(twins, ", "))
+		}
+		if op.Kernel != "" {
+			p("\t\tKernel: %q,\n", op.Kernel)
 		}
 		p("\t\tInferRule: %q,\n", op.Infer)
 		p("\t},\n")

@@ -4,7 +4,7 @@
 //
 // Usage (from ir/generate.go):
 //
-//	go run ../gen/opgen -spec ../gen/ops.spec -out opgen.go
+//	go run ../gen/opgen -spec ../gen/ops.spec -kernels ../gen/etkernels.spec -out opgen.go
 //
 // The rule functions are looked up in the infer_*.go files next to -out
 // (override with -rules).
@@ -22,15 +22,16 @@ func main() {
 	specPath := flag.String("spec", "../gen/ops.spec", "the op spec to read")
 	outPath := flag.String("out", "opgen.go", "the Go file to write")
 	rulesGlob := flag.String("rules", "", "glob of the Go files holding the infer rules (default: infer_*.go beside -out)")
+	kernelsPath := flag.String("kernels", "", "the ExecuTorch kernel list to merge (gen/etkernels.spec); empty for none")
 	check := flag.Bool("check", false, "only check that -out is up to date; exit 1 if not")
 	flag.Parse()
-	if err := run(*specPath, *outPath, *rulesGlob, *check); err != nil {
+	if err := run(*specPath, *kernelsPath, *outPath, *rulesGlob, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "opgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(specPath, outPath, rulesGlob string, check bool) error {
+func run(specPath, kernelsPath, outPath, rulesGlob string, check bool) error {
 	if rulesGlob == "" {
 		rulesGlob = filepath.Join(filepath.Dir(outPath), "infer_*.go")
 	}
@@ -45,7 +46,15 @@ func run(specPath, outPath, rulesGlob string, check bool) error {
 	if len(funcs) == 0 {
 		return fmt.Errorf("no rule functions found in %s", rulesGlob)
 	}
-	out, err := Generate(filepath.Base(specPath), src, funcs)
+	var ksrc []byte
+	kname := ""
+	if kernelsPath != "" {
+		if ksrc, err = os.ReadFile(kernelsPath); err != nil {
+			return err
+		}
+		kname = filepath.Base(kernelsPath)
+	}
+	out, err := GenerateWithKernels(filepath.Base(specPath), src, kname, ksrc, funcs)
 	if err != nil {
 		return err
 	}

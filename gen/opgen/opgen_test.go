@@ -9,6 +9,7 @@ import (
 
 const (
 	specPath   = "../ops.spec"
+	kernelPath = "../etkernels.spec"
 	outPath    = "../../ir/opgen.go"
 	rulesGlob  = "../../ir/infer_*.go"
 	staleHint  = "run go generate ./ir"
@@ -25,7 +26,11 @@ func TestGeneratedFileIsFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Generate("ops.spec", src, funcs)
+	ksrc, err := os.ReadFile(kernelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := GenerateWithKernels("ops.spec", src, "etkernels.spec", ksrc, funcs)
 	if err != nil {
 		t.Fatalf("generating: %v", err)
 	}
@@ -40,7 +45,7 @@ func TestGeneratedFileIsFresh(t *testing.T) {
 		t.Fatalf("ir/opgen.go must start with %q", Header)
 	}
 	// Deterministic: a second run gives the same bytes.
-	again, err := Generate("ops.spec", src, funcs)
+	again, err := GenerateWithKernels("ops.spec", src, "etkernels.spec", ksrc, funcs)
 	if err != nil || !bytes.Equal(again, want) {
 		t.Fatalf("generation is not deterministic")
 	}
@@ -59,6 +64,17 @@ func TestRulesAllUsedAndDefined(t *testing.T) {
 	}
 	spec, err := ParseSpec("ops.spec", src)
 	if err != nil {
+		t.Fatal(err)
+	}
+	ksrc, err := os.ReadFile(kernelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := ParseKernels("etkernels.spec", ksrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spec.MergeKernels("etkernels.spec", ks); err != nil {
 		t.Fatal(err)
 	}
 	used := map[string]bool{}

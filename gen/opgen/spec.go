@@ -57,6 +57,9 @@ type OpSpec struct {
 	// twinCol remembers where each twin was written, for errors.
 	twinLine map[string]int
 	VarArgs  bool
+	// Kernel is the ExecuTorch kernel library registering the op ("" when
+	// none does); set from the kernel list by MergeKernels.
+	Kernel string
 }
 
 // Spec is a parsed spec file.

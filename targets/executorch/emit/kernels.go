@@ -6,8 +6,8 @@ import (
 	"github.com/fxport/fxport/ir"
 )
 
-// The portable runtime registers out variants (and their dim_order_ops
-// twins), a few prim ops for symbolic sizes and scalar arithmetic, and the
+// The portable runtime registers out variants (those of the kernel list
+// gen/etkernels.spec, OpInfo.Kernel), a few prim ops for symbolic sizes and scalar arithmetic, and the
 // in-place copy_ the write-back of mutated buffers uses. A kernel call to
 // anything else — a functional overload, an in-place op — names an
 // operator the runtime cannot resolve, so the file would not load: the
@@ -29,8 +29,10 @@ var inplaceKernels = map[string]bool{
 // checkKernel returns an error when no ExecuTorch kernel can serve info.
 func checkKernel(info *ir.OpInfo) error {
 	switch {
-	case info.Props&ir.PropOutVariant != 0:
+	case info.Props&ir.PropOutVariant != 0 && info.Kernel != "":
 		return nil
+	case info.Props&ir.PropOutVariant != 0:
+		return fmt.Errorf("out variant %s is registered by no ExecuTorch kernel library (gen/etkernels.spec), so the runtime could not load the program", info.Name)
 	case info.Namespace == "executorch_prim", primKernels[info.Name]:
 		return nil
 	case info.Props&ir.PropInplace != 0:
@@ -41,7 +43,7 @@ func checkKernel(info *ir.OpInfo) error {
 	case info.Out != "":
 		return fmt.Errorf("functional op %s was not converted to its out variant %s (to-out-variants)", info.Name, info.Out)
 	default:
-		return fmt.Errorf("op %s has no out variant, so no portable kernel can run it (add its .out twin to gen/ops.spec or decompose it)", info.Name)
+		return fmt.Errorf("op %s has no kernel in ExecuTorch's portable library and was not decomposed (legalize-kernels)", info.Name)
 	}
 }
 

@@ -1,0 +1,132 @@
+package passes
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/pm"
+)
+
+// LegalizeKernels decomposes every op that ExecuTorch's kernel libraries
+// cannot run, and refuses, all at once, those it cannot decompose (ET-L01).
+var LegalizeKernels = etlLowering(&pm.Pass{
+	Name: etlLegalizeName,
+	ID:   "ET-L01",
+	Doc: `decompose every op without an ExecuTorch kernel; refuse, listing them all, those that cannot be
+
+The legal ops of the portable target are the kernel list
+gen/etkernels.spec (generated from executorch's functions.yaml,
+et_copy_ops.yaml, custom_ops.yaml and quantized.yaml: OpInfo.Kernel): an op
+is legal when it is a registered kernel or its out variant is one (then
+to-out-variants converts it). Nodes inside a delegate are what the delegate
+claimed and are legal; so are prim, symbolic, view, in-place, higher-order
+and planning ops, which later lowering passes handle. Every other node is
+rewritten, by the rewrite engine (package rewrite, to a fixpoint), with the
+ATen decompositions of etDecompositions (what torch's core ATen
+decomposition table does; "fxport passes" lists them with
+EtDecompositionNames): silu, hardsigmoid, hardswish, linear, rsub.Scalar,
+inference native_batch_norm, arange.start, zeros_like and ones_like
+(full_like), softplus (its formula with the threshold), index_copy
+(index_put), triu (tril of a mask, where), upsample_nearest2d and
+upsample_bilinear2d (their .vec overloads). The nodes the decompositions
+build are legalized in turn. A node left without a kernel fails the export:
+the error lists every such node with its op, graph and source line.`,
+	Run: runLegalizeKernels,
+})
+
+const etlLegalizeName = "legalize-kernels"
+
+// etlLegalNamespaces hold ops that are not kernel calls of the portable
+// library, or that later passes lower: prim ops, planning, Python scalar
+// arithmetic, control flow, delegate-only ops.
+var etlLegalNamespaces = map[string]bool{
+	"executorch_prim": true, "memory": true, "operator": true, "math": true, "builtins": true,
+	"torch": true, "higher_order": true, "xnnpack": true,
+}
+
+// etlPrimKernels are non-out ATen ops the runtime registers as prim ops.
+var etlPrimKernels = map[string]bool{
+	"aten.sym_size.int": true, "aten.sym_numel.default": true, "aten._local_scalar_dense.default": true,
+}
+
+// EtHasKernel reports whether an ExecuTorch kernel library runs op, directly
+// or through its out variant.
+func EtHasKernel(op ir.Op) bool {
+	info := op.Info()
+	if info.Kernel != "" {
+		return true
+	}
+	if info.Out != "" {
+		if out, ok := ir.LookupOp(info.Out); ok && out.Info().Kernel != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// etlLegal reports whether n may stay for the ExecuTorch kernels.
+func etlLegal(n *ir.Node) bool {
+	info := n.Op.Info()
+	switch {
+	case EtHasKernel(n.Op), etlLegalNamespaces[info.Namespace], etlPrimKernels[info.Name]:
+		return true
+	case n.Op.Has(ir.PropSymbolic), n.Op.Has(ir.PropView), n.Op.Has(ir.PropInplace), n.Op.Has(ir.PropHigherOrder), n.Op.Has(ir.PropSideEffects):
+		return true
+	}
+	return false
+}
+
+func runLegalizeKernels(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
+	n, err := etlApply(p, c, etDecompositionSet, etlLegalizeName, func(n *ir.Node) bool { return !etlLegal(n) })
+	if err != nil {
+		return pm.Result{}, err
+	}
+	c.Stat("decomposed", int64(n))
+	var bad []string
+	err = etlEachNode(p, func(n *ir.Node) error {
+		if etlLegal(n) {
+			return nil
+		}
+		why := "no decomposition"
+		if etDecompositionSet.Has(n.Op) {
+			why = "no decomposition for these arguments"
+		}
+		line := fmt.Sprintf("  %s in graph %s: %s", n.Short(), n.Graph.Name, why)
+		if loc := etlSourceLine(n); loc != "" {
+			line += ", from " + loc
+		}
+		bad = append(bad, line)
+		return nil
+	})
+	if err != nil {
+		return pm.Result{}, err
+	}
+	if len(bad) > 0 {
+		s := "s have"
+		if len(bad) == 1 {
+			s = " has"
+		}
+		return pm.Result{}, fmt.Errorf("%s: %d operation%s no kernel in ExecuTorch's portable kernel library (gen/etkernels.spec) and could not be decomposed into ops that have one:\n%s",
+			etlLegalizeName, len(bad), s, strings.Join(bad, "\n"))
+	}
+	return pm.Result{Changed: n > 0}, nil
+}
+
+var etlTraceLine = regexp.MustCompile(`File "([^"]+)", line (\d+)`)
+
+// etlSourceLine is the user's source line of n from its stack trace
+// ("model.py:12"), or "".
+func etlSourceLine(n *ir.Node) string {
+	st, ok := n.Meta.Get(ir.MetaStackTrace)
+	if !ok {
+		return ""
+	}
+	m := etlTraceLine.FindAllStringSubmatch(st, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	last := m[len(m)-1]
+	return last[1] + ":" + last[2]
+}
