@@ -16,8 +16,8 @@ import (
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/interp/npy"
 	"github.com/fxport/fxport/ir"
-	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 	"github.com/fxport/fxport/targets/executorch/emit"
+	"github.com/fxport/fxport/targets/executorch/internal/ettest"
 )
 
 // portableOp is a one-op program for the portable kernels: its IR body
