@@ -21,17 +21,9 @@ import (
 // refuses for a reason outside the emitter's calling convention, each
 // with a piece of the judge's error it must show. A listed case that
 // passes, or fails otherwise, fails the test, so the list only shrinks.
-// (Missing portable kernels: helper etkern's decompositions.)
-var genuineKnownFailures = map[string]string{
-	"bert_block.portable":     "Missing operator: [7] aten::zeros_like.out",
-	"bert_block.xnnpack":      "aten::zeros_like.out",
-	"moe_router.portable":     "aten::zeros_like.out",
-	"moe_router.xnnpack":      "aten::zeros_like.out",
-	"llama_block.portable":    "aten::index_copy.out",
-	"llama_block.xnnpack":     "aten::index_copy.out",
-	"selective_scan.portable": "aten::softplus.out",
-	"selective_scan.xnnpack":  "aten::softplus.out",
-}
+// (None since legalize-kernels decomposes the ops without a portable
+// kernel: zeros_like, index_copy, softplus.)
+var genuineKnownFailures = map[string]string{}
 
 // The programs exported as a bundled program and with external constants.
 const (
