@@ -41,9 +41,7 @@ type opInput struct {
 // portableOps are ops the kernel list made emittable (hardtanh … leaky_relu)
 // and ops that reach the portable kernels only decomposed by
 // legalize-kernels (zeros_like, ones_like, softplus, index_copy, triu,
-// upsample_*2d.default, silu, hardswish). max_pool2d, decomposed to
-// max_pool2d_with_indices, waits for the emitter's two-out calling
-// convention (the runtime refuses its call: InvalidArgument).
+// upsample_*2d.default, silu, hardswish, max_pool2d).
 var portableOps = []portableOp{
 	{"hardtanh", fin("f32[2, 3, 4]"), "aten.hardtanh.default(%x0, -0.5, 1.25)", "f32[2, 3, 4]", "F.hardtanh(x0, -0.5, 1.25)"},
 	{"avg_pool2d", fin("f32[1, 2, 7, 7]"), "aten.avg_pool2d.default(%x0, [3, 3], [2, 2], [1, 1])", "f32[1, 2, 4, 4]", "F.avg_pool2d(x0, 3, 2, 1)"},
@@ -64,6 +62,7 @@ var portableOps = []portableOp{
 	{"ones_like", fin("f32[2, 3]"), "aten.ones_like.default(%x0)\n  %y: f32[2, 3] = aten.sub.Tensor(%z, %x0)", "f32[2, 3]", "1 - x0"},
 	{"softplus", []opInput{{typ: "f32[3, 4]", lo: -3, hi: 3}}, "aten.softplus.default(%x0, 2.0, 3.0)", "f32[3, 4]", "F.softplus(x0, beta=2.0, threshold=3.0)"},
 	{"index_copy", []opInput{{typ: "f32[3, 4]", lo: -2, hi: 2}, {typ: "f32[3, 2]", lo: 3, hi: 5}, {typ: "i64[2]", ints: []int64{2, 0}}}, "aten.index_copy.default(%x0, 1, %x2, %x1)", "f32[3, 4]", "x0.index_copy(1, x2, x1)"},
+	{"max_pool2d", fin("f32[1, 2, 6, 6]"), "aten.max_pool2d.default(%x0, [2, 2], [3, 3])", "f32[1, 2, 2, 2]", "F.max_pool2d(x0, 2, 3)"},
 	{"elu", fin("f32[2, 5]"), "aten.elu.default(%x0, 0.7)", "f32[2, 5]", "F.elu(x0, 0.7)"},
 	{"amin", fin("f32[3, 5]"), "aten.amin.default(%x0, [1])", "f32[3]", "torch.amin(x0, 1)"},
 	{"reciprocal", []opInput{{typ: "f32[3, 4]", lo: 0.5, hi: 2}}, "aten.reciprocal.default(%x0)", "f32[3, 4]", "torch.reciprocal(x0)"},
