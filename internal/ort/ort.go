@@ -5,14 +5,14 @@
 // no cgo types.
 //
 // The shared library comes from the npm package onnxruntime-node@1.30.0,
-// which `make ort` installs under third_party/ort. LibraryPath finds it
+// which `make ort` installs under third_party/ort, or the venv's onnxruntime;
+// LibraryPath finds it there, next to the executable
 // (or the file named by $FXPORT_ORT_LIB); Available reports whether it can be
 // loaded, so tests can skip with a clear message when it is absent.
 package ort
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -35,9 +35,12 @@ func relLibrary() string {
 	return filepath.Join("third_party", "ort", "node_modules", "onnxruntime-node", "bin", "napi-v6", "linux", arch, "libonnxruntime.so.1")
 }
 
-// LibraryPath returns the ONNX Runtime shared library to load: $FXPORT_ORT_LIB
-// when set, otherwise third_party/ort/… under the nearest directory above the
-// working directory that holds go.mod.
+// LibraryPath returns the ONNX Runtime shared library to load, the first
+// that exists of: $FXPORT_ORT_LIB; libonnxruntime.so* next to the
+// executable (or in ../lib); third_party/ort/… and the venv's
+// onnxruntime/capi/libonnxruntime.so* under the nearest directory above
+// the working directory or the executable that holds go.mod; and the
+// active $VIRTUAL_ENV's onnxruntime. Its error names every place tried.
 func LibraryPath() (string, error) {
 	if p := os.Getenv(EnvLibrary); p != "" {
 		if _, err := os.Stat(p); err != nil {
@@ -45,21 +48,65 @@ func LibraryPath() (string, error) {
 		}
 		return p, nil
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
+	exe, _ := os.Executable()
+	wd, _ := os.Getwd()
+	return findLibrary(exe, wd, os.Getenv("VIRTUAL_ENV"))
+}
+
+// findLibrary searches the places LibraryPath lists, for an executable
+// path, a working directory and a virtual environment ("" skips each).
+func findLibrary(exe, wd, venv string) (string, error) {
+	var tried []string
+	try := func(globs ...string) string {
+		for _, g := range globs {
+			tried = append(tried, g)
+			ms, _ := filepath.Glob(g)
+			for _, m := range ms {
+				if st, err := os.Stat(m); err == nil && !st.IsDir() {
+					return m
+				}
+			}
+		}
+		return ""
+	}
+	venvLib := func(venv string) []string {
+		return []string{filepath.Join(venv, "lib", "python3*", "site-packages", "onnxruntime", "capi", "libonnxruntime.so*")}
+	}
+	var globs []string
+	if exe != "" {
+		d := filepath.Dir(exe)
+		globs = append(globs, filepath.Join(d, "libonnxruntime.so*"), filepath.Join(d, "..", "lib", "libonnxruntime.so*"))
+	}
+	for _, start := range []string{wd, filepath.Dir(exe)} {
+		if root := moduleRoot(start); root != "" {
+			globs = append(globs, filepath.Join(root, relLibrary()))
+			globs = append(globs, venvLib(filepath.Join(root, "third_party", "venv"))...)
+		}
+	}
+	if venv != "" {
+		globs = append(globs, venvLib(venv)...)
+	}
+	if p := try(globs...); p != "" {
+		return p, nil
+	}
+	if len(tried) == 0 {
+		tried = append(tried, "(no executable, working directory or virtual environment to search)")
+	}
+	return "", fmt.Errorf("ONNX Runtime library not found: set $%s to libonnxruntime.so, put it next to fxport, or install onnxruntime in a venv (`make venv` or `make ort` in a checkout); tried %v", EnvLibrary, tried)
+}
+
+// moduleRoot is the nearest directory at or above dir holding go.mod ("" if none).
+func moduleRoot(dir string) string {
+	if dir == "" || dir == "." {
+		return ""
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, relLibrary())
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("ONNX Runtime library not found at %s (run `make ort`)", p)
-			}
-			return p, nil
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("ONNX Runtime library not found: no go.mod above the working directory and $" + EnvLibrary + " unset")
+			return ""
 		}
 		dir = parent
 	}
