@@ -117,10 +117,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		d := onnx.Compare(g.Name, gv, g.Shape, wv, want[i].Shape)
-		scale := maxAbsFinite(wv)
-		allowed := *atol + *rtol*scale
+		ok, allowed, scale := outputPasses(d, wv, *atol, *rtol)
 		status := "ok"
-		if d.Err != "" || !(d.MaxAbs <= allowed) {
+		if !ok {
 			status = "FAIL"
 			failed++
 		}
@@ -146,6 +145,14 @@ const (
 	defaultVerifyATol = 1e-5
 	defaultVerifyRTol = 1e-4
 )
+
+// outputPasses applies verify's rule to one output's diff: its max error
+// within atol + rtol × max|expected|. It returns the allowance and the scale.
+func outputPasses(d onnx.Diff, want []float64, atol, rtol float64) (ok bool, allowed, scale float64) {
+	scale = maxAbsFinite(want)
+	allowed = atol + rtol*scale
+	return d.Err == "" && d.MaxAbs <= allowed, allowed, scale
+}
 
 // maxAbsFinite is the largest finite |x| of xs (0 when none).
 func maxAbsFinite(xs []float64) float64 {

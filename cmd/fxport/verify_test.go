@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fxport/fxport/internal/ort"
+	"github.com/fxport/fxport/targets/onnx"
 	"github.com/fxport/fxport/targets/onnx/onnxpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -47,4 +49,30 @@ func TestVerifyExample(t *testing.T) {
 	_, errOut, code = fxport(t, "verify", example, "--target", "executorch")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "onnx only")
+}
+
+// TestVerifyRuleIsScaleAware: an output whose element-wise relative error
+// is huge next to a zero passes when its max error is small against its
+// largest expected magnitude (torch.testing.assert_close's spirit, as the
+// genuine-runtime judges apply it); a larger error, a NaN where a number is
+// expected, or a shape mismatch fails.
+func TestVerifyRuleIsScaleAware(t *testing.T) {
+	want := []float64{100, 1e-7, -3}
+	check := func(got []float64, shape []int64) bool {
+		d := onnx.Compare("out", got, shape, want, []int64{3})
+		ok, _, _ := outputPasses(d, want, defaultVerifyATol, defaultVerifyRTol)
+		return ok
+	}
+	got := []float64{100.005, 1e-6, -3}
+	d := onnx.Compare("out", got, []int64{3}, want, []int64{3})
+	require.False(t, d.OK(1e-4), "the old element-wise rule fails this output")
+	require.Greater(t, d.MaxRel, 1.0)
+	require.True(t, check(got, []int64{3}), "5e-3 against a scale of 100 passes")
+	require.False(t, check([]float64{100.02, 1e-7, -3}, []int64{3}), "2e-2 against 100 fails")
+	require.False(t, check([]float64{100, math.NaN(), -3}, []int64{3}), "a NaN fails")
+	require.False(t, check([]float64{100, 1e-7, -3}, []int64{1, 3}), "a shape mismatch fails")
+	ok, allowed, scale := outputPasses(onnx.Diff{MaxAbs: 1e-5}, []float64{0, 0}, 1e-5, 1e-4)
+	require.True(t, ok)
+	require.Equal(t, 0.0, scale)
+	require.Equal(t, 1e-5, allowed)
 }
