@@ -764,6 +764,8 @@ def main(argv=None):
     ap.add_argument("--work", help="keep the exported files here (default: a temporary directory, removed)")
     ap.add_argument("--python", default=sys.executable, help="interpreter of the torch worker (the venv's)")
     ap.add_argument("--list", action="store_true", help="print the programs and their factories, run nothing")
+    ap.add_argument("--smallest-first", action="store_true",
+                    help="run the programs smallest .pt2 first (the page is rewritten after each)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker is not None:
@@ -778,6 +780,8 @@ def main(argv=None):
             if w not in known:
                 ap.error("unknown program %r (corpus: %s)" % (w, ", ".join(sorted(known))))
         progs = [p for p in progs if p["name"] in want]
+    if args.smallest_first:
+        progs.sort(key=lambda p: os.path.getsize(os.path.join(p["dir"], "program.pt2")))
     if args.list:
         for p in progs:
             where = "%s:%s" % (os.path.relpath(p["model"], REPO), p["factory"]) if p["model"] else "no factory"
