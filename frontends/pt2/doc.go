@@ -9,11 +9,12 @@
 //   - the PT2 archive of torch 2.8, whose weights and constants are
 //     torch.save pickles (data/weights/<name>.pt), read by a small
 //     interpreter of the tensor subset of torch's pickle format;
-//   - the flat zip of torch 2.6–2.7 (serialized_exported_program.json with
+//   - the flat zip of torch 2.5–2.7 (serialized_exported_program.json with
 //     serialized_state_dict.pt and serialized_constants.pt pickles),
 //
 // and a bare ExportedProgram JSON document. Programs must use schema major
-// version 8 (torch 2.6 and later); any 8.x minor version is read, unknown
+// version 8 (torch 2.6 and later) or 7 (torch 2.5, the same fields for what
+// is read); any minor version is read, unknown
 // fields are ignored, and unknown union tags are errors naming the JSON
 // path.
 //

@@ -371,6 +371,9 @@ func (r *reader) finish(gs *graphState, inPath, nodesPath string) error {
 				}
 			}
 		}
+		if err := wrapSymScalars(gs, n); err != nil {
+			return &pt2schema.Error{Path: fmt.Sprintf("%s[%d]", nodesPath, i), Msg: err.Error()}
+		}
 		i++
 	}
 	for _, s := range gs.synth {
@@ -380,6 +383,48 @@ func (r *reader) finish(gs *graphState, inPath, nodesPath string) error {
 		if s.sigInput >= 0 {
 			r.p.Signature.Inputs[s.sigInput].Name = s.v.Name
 		}
+	}
+	return nil
+}
+
+// wrapSymScalars replaces a symbolic scalar given for a Tensor argument of n
+// (torch.export writes aten.mul.Tensor(%x, %sym_size_int) for x * x.shape[0])
+// by a 0-d tensor, aten.scalar_tensor(%sym) of the dtype torch wraps such
+// numbers in (int64, float64, bool), inserted before n, so that Tensor slots
+// hold tensors.
+func wrapSymScalars(gs *graphState, n *ir.Node) error {
+	info := n.Op.Info()
+	if info.Schema.VarArgs {
+		return nil
+	}
+	formals := info.Schema.Args
+	for i, a := range n.Args {
+		if i >= len(formals) {
+			break
+		}
+		f := formals[i].Type
+		if f.Base != ir.KTensor || f.List || a.Kind != ir.ArgValue || a.Value == nil {
+			continue
+		}
+		var dt ir.DType
+		switch a.Value.Type.(type) {
+		case *ir.SymIntType:
+			dt = ir.Int64
+		case *ir.SymFloatType:
+			dt = ir.Float64
+		case *ir.SymBoolType:
+			dt = ir.Bool
+		default:
+			continue
+		}
+		gs.b.SetInsertBefore(n)
+		w, err := gs.b.CallKw(ir.OpAtenScalarTensor, []ir.Arg{a}, map[string]ir.Arg{"dtype": ir.DTypeArg(dt)})
+		gs.b.SetInsertAtEnd()
+		if err != nil {
+			return fmt.Errorf("wrapping the %s given for %s argument %q as a tensor: %v", a.Value.Type, n.Op, formals[i].Name, err)
+		}
+		w.Meta = n.Meta.Clone()
+		n.SetArg(i, ir.ValueArg(w.Results[0]))
 	}
 	return nil
 }

@@ -61,8 +61,10 @@ func decodeProgram(data []byte, layout string) (*ir.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.Major != pt2schema.SchemaMajor {
-		return nil, sv.Errorf("schema version %d.%d is not supported (this reader handles major version %d: torch 2.6 and later)", v.Major, v.Minor, pt2schema.SchemaMajor)
+	// Major 7 (torch 2.5) differs from 8 in nothing this reader relies on:
+	// it decodes by field and tag presence (testdata/releases/torch-2.5.1).
+	if v.Major != pt2schema.SchemaMajor && v.Major != 7 {
+		return nil, sv.Errorf("schema version %d.%d is not supported (this reader handles major versions 7 and %d: torch 2.5 and later)", v.Major, v.Minor, pt2schema.SchemaMajor)
 	}
 	p.Meta.Set(MetaSchemaVersion, fmt.Sprintf("%d.%d", v.Major, v.Minor))
 	p.Meta.Set(MetaLayout, layout)

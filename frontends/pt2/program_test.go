@@ -252,7 +252,7 @@ func TestProgramJSONErrors(t *testing.T) {
 		{"untyped input", jprog{tv: map[string]string{"x": f32}, inputs: []string{tref("x"), tref("y")},
 			specsIn: []string{`{"user_input": {"arg": ` + tref("x") + `}}`, `{"user_input": {"arg": ` + tref("y") + `}}`}}.String(),
 			`graph_module.graph.inputs[1]: input "y" has no type`},
-		{"schema major 7", jprog{schema: "7, 3"}.String(), `prog.json: schema_version: schema version 7.3 is not supported`},
+		{"schema major 6", jprog{schema: "6, 3"}.String(), `prog.json: schema_version: schema version 6.3 is not supported`},
 		{"schema major 9", jprog{schema: "9, 0"}.String(), `schema version 9.0 is not supported`},
 		{"no schema version", `{"graph_module": {}}`, `no schema_version`},
 		{"negative size", jprog{tv: map[string]string{"x": tmeta(7, "-2", "3")}}.String(), `graph_module.graph.tensor_values["x"]: sizes[0] is negative (-2)`},
