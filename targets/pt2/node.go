@@ -7,8 +7,9 @@ import (
 	"github.com/fxport/fxport/ir"
 )
 
-// node writes one Node.
-func (w *writer) node(e *pt2schema.Encoder, n *ir.Node) error {
+// node writes one Node. taken holds the names used in n's graph (values and
+// node names so far).
+func (w *writer) node(e *pt2schema.Encoder, n *ir.Node, taken map[string]bool) error {
 	sn := pt2schema.Node{Target: target(n.Op)}
 	var err error
 	if sn.Inputs, err = w.inputs(n); err != nil {
@@ -20,11 +21,30 @@ func (w *writer) node(e *pt2schema.Encoder, n *ir.Node) error {
 	for _, kv := range n.Meta.Entries() {
 		sn.Metadata = append(sn.Metadata, pt2schema.KV{Key: kv.Key, Value: kv.Value})
 	}
-	if len(n.Results) > 0 {
-		name := n.Results[0].Name
-		sn.Name = &name
-	}
+	sn.Name = nodeName(n, sn.Outputs, taken)
 	return pt2schema.EncodeNode(e, &sn)
+}
+
+// nodeName is a node's FX name: its result's name when the node writes one
+// direct result, as torch does; otherwise (several results, a list, none) a
+// fresh name from the op ("topk", "topk_1", …), as torch names such nodes.
+// torch.export.load rebuilds one getitem node per result under the result's
+// name, so the call node must not take any of those names.
+func nodeName(n *ir.Node, outs []pt2schema.Argument, taken map[string]bool) *string {
+	if len(n.Results) == 1 && len(outs) == 1 && outs[0].Tag != pt2schema.TagTensors {
+		name := n.Results[0].Name
+		return &name
+	}
+	base := n.Op.Info().Base
+	if base == "" {
+		base = "node"
+	}
+	name := base
+	for i := 1; taken[name]; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	taken[name] = true
+	return &name
 }
 
 // isDefault reports whether a equals the schema default of formal.

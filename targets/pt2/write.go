@@ -104,6 +104,13 @@ func writeArchive(z *zipWriter, p *ir.Program, plan *weightPlan, root, model str
 			}
 		}
 	}
+	// torch.export.load reads data/sample_inputs/<model>.pt unconditionally;
+	// an empty record is what torch.export.save writes without example
+	// inputs (the loader then sets example_inputs to None). fxport keeps no
+	// sample inputs.
+	if err := z.add(r+"data/sample_inputs/"+model+".pt", strings.NewReader("")); err != nil {
+		return err
+	}
 	if err := z.add(r+".data/version", strings.NewReader("6\n")); err != nil {
 		return err
 	}

@@ -161,7 +161,7 @@ func TestZipConventions(t *testing.T) {
 	want := []string{
 		"conv/archive_format", "conv/archive_version", "conv/byteorder", "conv/models/model.json",
 		"conv/data/weights/model_weights_config.json", "conv/data/weights/weight_0", "conv/data/weights/weight_1", "conv/data/weights/weight_2",
-		"conv/data/constants/model_constants_config.json", "conv/data/constants/tensor_0", "conv/data/constants/tensor_1",
+		"conv/data/constants/model_constants_config.json", "conv/data/constants/tensor_0", "conv/data/constants/tensor_1", "conv/data/sample_inputs/model.pt",
 		"conv/.data/version", "conv/.data/serialization_id",
 	}
 	if d := cmp.Diff(want, names); d != "" {
