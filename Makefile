@@ -121,10 +121,11 @@ kernels: venv
 clean:
 	rm -rf bin $(OUT)
 
-# Regenerate tests/corpus from tools/fxgen/models (needs torch: Debian's
-# python3-torch 1.13, or torch >= 2.6). CI uses the committed corpus and needs no torch.
-FXGEN_PYTHON ?= /usr/bin/python3
-fixtures:
+# Regenerate tests/corpus from tools/fxgen/models with genuine torch.export
+# (the venv's torch 2.14.1; FXGEN_PYTHON overrides). CI uses the committed
+# corpus; fixtures-check needs only Python's standard library.
+FXGEN_PYTHON ?= $(VENV_PY)
+fixtures: $(if $(filter $(VENV_PY),$(FXGEN_PYTHON)),venv)
 	$(FXGEN_PYTHON) tools/fxgen/gen_corpus.py
 
 # Validate the committed corpus without torch (standard library only).

@@ -18,7 +18,11 @@ Structural checks need only the Python standard library:
   covers the strided view; payload metas agree with the graph's placeholder
   metas (dtype, sizes);
 * io/: input_<i>.npy match the user inputs' dtype and shape (hints for
-  dynamic dims), one output_<i>.npy per user output.
+  dynamic dims), one output_<i>.npy per user output;
+* fixtures that can catch errors: no expected output is degenerate
+  (constant, all zero, NaN or Inf), and no BatchNorm buffer holds the
+  trivial statistics of a fresh module (running_mean all 0, running_var
+  all 1), which would make eval-mode batch norm a near identity.
 
 --ops-spec checks every node target and argument name against the op
 table (gen/ops.spec). --execute (needs torch) rebuilds the weights from the
@@ -379,6 +383,15 @@ def check_payloads(prog, records):
             fail(prog.where(jp), "is_param is %r for a %s" % (meta["is_param"], tag))
     for cfg, directory in ((weights_cfg, "data/weights/"), (consts_cfg, "data/constants/")):
         for fqn, meta in cfg["config"].items():
+            trivial = {"running_mean": 0.0, "running_var": 1.0}.get(fqn.rsplit(".", 1)[-1])
+            if trivial is not None and meta.get("tensor_meta") and meta["tensor_meta"]["dtype"] == 7:
+                data = records.get(directory + meta["path_name"], b"")
+                order = "<" if records.get("byteorder") != b"big" else ">"
+                vals = struct.unpack("%s%df" % (order, len(data) // 4), data[:len(data) // 4 * 4])
+                if vals and all(v == trivial for v in vals):
+                    fail(prog.where("%s config entry %s" % (directory, fqn)),
+                         "BatchNorm statistics are trivial (every element %s): set them or run training batches"
+                         % trivial)
             jp = "%s config entry %s" % (directory, fqn)
             struct_fields(meta, "PayloadMeta", prog.where(jp))
             if meta["use_pickle"]:
@@ -442,6 +455,56 @@ def read_npy_header(path):
     return code, tuple(header["shape"])
 
 
+NPY_STRUCT = {"|u1": "B", "|i1": "b", "<i2": "h", "<i4": "i", "<i8": "q", "<f2": "e", "<f4": "f", "<f8": "d",
+              "|b1": "?"}
+
+
+def read_npy(path):
+    """(descr, shape, values) of a little-endian C-order .npy file; no numpy needed."""
+    import ast
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:6] != b"\x93NUMPY":
+        fail(path, "not a .npy file")
+    hl = 2 if raw[6] == 1 else 4
+    n = struct.unpack("<H" if hl == 2 else "<I", raw[8:8 + hl])[0]
+    header = ast.literal_eval(raw[8 + hl:8 + hl + n].decode("latin1"))
+    code = NPY_STRUCT.get(header["descr"])
+    if code is None:
+        fail(path, "unsupported dtype %r" % header["descr"])
+    count = 1
+    for d in header["shape"]:
+        count *= d
+    data = raw[8 + hl + n:]
+    size = struct.calcsize(code)
+    if len(data) != count * size:
+        fail(path, "%d data bytes for %d elements of %s" % (len(data), count, header["descr"]))
+    return header["descr"], tuple(header["shape"]), struct.unpack("<%d%s" % (count, code), data)
+
+
+def degenerate(descr, values):
+    """Why an expected output cannot catch errors ("" when it can)."""
+    if not values:
+        return "empty"
+    if descr[-2] == "f":
+        if any(v != v or v in (float("inf"), float("-inf")) for v in values):
+            return "not finite (NaN or Inf)"
+        if all(v == 0 for v in values):
+            return "all zero"
+    if len(values) > 1 and all(v == values[0] for v in values):
+        return "constant (every element %r)" % (values[0],)
+    return ""
+
+
+def check_outputs_useful(io_dir, n_out):
+    for i in range(n_out):
+        path = os.path.join(io_dir, "output_%d.npy" % i)
+        descr, _, values = read_npy(path)
+        why = degenerate(descr, values)
+        if why:
+            fail(path, "expected output is %s: a fixture must be able to catch errors" % why)
+
+
 def check_io(prog, io_dir):
     tv = prog.ep["graph_module"]["graph"]["tensor_values"]
     for i, name in enumerate(prog.user_inputs):
@@ -465,6 +528,7 @@ def check_io(prog, io_dir):
             fail(path, "missing (user output %d)" % i)
     if os.path.exists(os.path.join(io_dir, "output_%d.npy" % n_out)):
         fail(io_dir, "more output files than the program's %d user outputs" % n_out)
+    check_outputs_useful(io_dir, n_out)
 
 
 # --- op table ----------------------------------------------------------------------------------

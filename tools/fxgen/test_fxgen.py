@@ -3,9 +3,11 @@
 
     python3 tools/fxgen/test_fxgen.py
 
-Checks the committed corpus with check_archive.py, the zip layout written by
-pt2zip, and that check_archive rejects corrupted archives (each corruption
-must be reported, naming what is wrong).
+Checks the committed corpus with check_archive.py (every program.pt2 and
+exported.pt2, written by a genuine torch release that producer.json names),
+the zip layout written by pt2zip, and that check_archive rejects corrupted
+archives and degenerate fixtures (each must be reported, naming what is
+wrong).
 """
 
 import sys
@@ -44,6 +46,27 @@ class CorpusTest(unittest.TestCase):
         for name in corpus_programs():
             with self.subTest(program=name):
                 check_archive.check_path(os.path.join(CORPUS, name), ops)
+
+    def test_exported_programs_are_valid(self):
+        kept = [n for n in corpus_programs() if os.path.isfile(os.path.join(CORPUS, n, "exported.pt2"))]
+        self.assertGreaterEqual(len(kept), 3, kept)
+        for name in kept:
+            with self.subTest(program=name):
+                check_archive.check_path(os.path.join(CORPUS, name, "exported.pt2"))
+
+    def test_every_program_records_its_genuine_torch(self):
+        for name in corpus_programs():
+            with self.subTest(program=name):
+                with open(os.path.join(CORPUS, name, "producer.json")) as f:
+                    producer = json.load(f)
+                major_minor = tuple(int(x) for x in producer["torch"].split("+")[0].split(".")[:2])
+                self.assertGreaterEqual(major_minor, (2, 9), producer["torch"])
+                for archive, info in producer["archives"].items():
+                    _, records = check_archive.read_container(os.path.join(CORPUS, name, archive))
+                    ep = json.loads(records["models/model.json"])
+                    self.assertEqual(ep["torch_version"], producer["torch"], archive)
+                    self.assertEqual(len(ep["graph_module"]["graph"]["nodes"]), info["nodes"], archive)
+                self.assertEqual(producer["archives"]["program.pt2"]["form"], "core ATen")
 
     def test_some_programs_are_dynamic(self):
         dynamic = []
@@ -177,6 +200,52 @@ class CorruptionTest(unittest.TestCase):
             for name, data in sorted(self.records.items()):
                 zf.writestr("%s/%s" % (self.root, name), data)
         self.assert_rejected(self.tmp, "compressed")
+
+    def write_output(self, values, index=0, descr="<f4"):
+        """Replaces io/output_<index>.npy by a float32 array of values, shape kept."""
+        path = os.path.join(self.tmp, "io", "output_%d.npy" % index)
+        _, shape, old = check_archive.read_npy(path)
+        self.assertEqual(len(values), len(old))
+        header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (descr, shape)
+        header += " " * (-(len(header) + 11) % 64) + "\n"
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
+            f.write(struct.pack("<%df" % len(values), *values))
+
+    def test_real_output_passes(self):
+        _, _, old = check_archive.read_npy(os.path.join(self.tmp, "io", "output_0.npy"))
+        self.write_output(list(old))
+        check_archive.check_path(self.write(self.records))
+
+    def test_all_zero_output(self):
+        _, _, old = check_archive.read_npy(os.path.join(self.tmp, "io", "output_0.npy"))
+        self.write_output([0.0] * len(old))
+        self.assert_rejected(self.write(self.records), "all zero")
+
+    def test_constant_output(self):
+        _, _, old = check_archive.read_npy(os.path.join(self.tmp, "io", "output_0.npy"))
+        self.write_output([0.25] * len(old))
+        self.assert_rejected(self.write(self.records), "constant")
+
+    def test_nan_output(self):
+        _, _, old = check_archive.read_npy(os.path.join(self.tmp, "io", "output_0.npy"))
+        self.write_output([float("nan")] + list(old[1:]))
+        self.assert_rejected(self.write(self.records), "not finite")
+
+    def test_trivial_batch_norm_statistics(self):
+        root, records = check_archive.read_container(os.path.join(CORPUS, "resnet18", "program.pt2"))
+        cfg = json.loads(records["data/weights/model_weights_config.json"])
+        meta = cfg["config"]["bn1.running_var"]
+        n = len(records["data/weights/" + meta["path_name"]]) // 4
+        records = dict(records)
+        records["data/weights/" + meta["path_name"]] = struct.pack("<%df" % n, *([1.0] * n))
+        os.makedirs(os.path.join(self.tmp, "bn"))
+        path = os.path.join(self.tmp, "bn", "program.pt2")  # no io/ beside it
+        with open(path, "wb") as f:
+            f.write(pt2zip.write_zip(root, records))
+        with self.assertRaises(check_archive.CheckError) as cm:
+            check_archive.check_path(path)
+        self.assertIn("BatchNorm statistics are trivial", str(cm.exception))
 
     def test_wrong_input_file(self):
         shutil.copy(os.path.join(self.tmp, "io", "input_1.npy"), os.path.join(self.tmp, "io", "input_0.npy"))

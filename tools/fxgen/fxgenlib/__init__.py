@@ -1,3 +1,4 @@
-"""fxgen's library: torch 1.13 tracing into torch.export-shaped programs and the
-PT2 archive writer (schema 8.20, torch >= 2.9 layout), plus the torch >= 2.6
-torch.export path. See tools/fxgen/README.md."""
+"""fxgen's library: genuine torch.export programs (export, core-ATen
+decomposition, save, load-back check), sample I/O as .npy, and a
+PyTorchStreamWriter-layout zip writer used by the tests to rewrite archives.
+See tools/fxgen/README.md."""

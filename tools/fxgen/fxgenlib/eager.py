@@ -1,20 +1,35 @@
-"""Eager reference outputs and output comparison (any torch version)."""
+"""Eager reference outputs, output comparison and the degenerate-output test."""
 
 import copy
 
 
 class MismatchError(Exception):
-    """A traced program disagrees with eager PyTorch."""
+    """An exported program disagrees with eager PyTorch."""
 
 
 def eager(module, inputs):
-    """Flattened outputs of a fresh copy of module (buffers are not touched)."""
+    """Flattened outputs of a fresh copy of module (its buffers are not touched)."""
     import torch
     from torch.utils import _pytree as pytree
     m = copy.deepcopy(module).eval()
     with torch.no_grad():
         out = m(*[x.detach().clone() for x in inputs])
     return pytree.tree_flatten(out)[0]
+
+
+def degenerate(t):
+    """Why tensor t cannot catch errors as an expected output ("" when it can)."""
+    import torch
+    if t.numel() == 0:
+        return "empty"
+    if t.is_floating_point():
+        if not torch.isfinite(t).all():
+            return "not finite (NaN or Inf)"
+        if (t == 0).all():
+            return "all zero"
+    if t.numel() > 1 and (t == t.reshape(-1)[0]).all():
+        return "constant (every element %s)" % t.reshape(-1)[0].item()
+    return ""
 
 
 def compare(got, want, what):
