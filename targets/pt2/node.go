@@ -161,12 +161,18 @@ func (w *writer) inputs(n *ir.Node) ([]pt2schema.NamedArgument, error) {
 	if len(n.Args) != len(s.Args) {
 		return nil, fmt.Errorf("%d arguments for a schema of %d", len(n.Args), len(s.Args))
 	}
+	// torch's deserializer appends positional inputs in order: once an
+	// argument is left out at its default, the ones after it must be
+	// keyword inputs (_assert_tensor_metadata(%x, dtype=...) skips size
+	// and stride).
+	gap := false
 	for i, f := range s.Args {
 		if isDefault(f, n.Args[i]) {
+			gap = true
 			continue
 		}
 		kind := int64(pt2schema.KindPositional)
-		if f.KwargOnly {
+		if f.KwargOnly || gap {
 			kind = pt2schema.KindKeyword
 		}
 		st := f.Type
