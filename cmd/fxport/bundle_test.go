@@ -79,20 +79,24 @@ func exportBundle(t *testing.T, name, target, dir, out string) string {
 // Export + bundle + run on two corpus programs, portable and XNNPACK: the
 // bundled expected outputs are torch's own (the mutated KV-cache buffers of
 // llama_block, which torch does not save, come from the interpreter), and
-// every case passes at ExecuTorch's default tolerances. The bytes are
-// deterministic and flatc decodes them.
+// every case passes: the portable case at ExecuTorch's default tolerances,
+// the XNNPACK one at rtol 1e-4, atol 1e-6 (XNNPACK's kernels sum in another
+// order than torch's: on the torch 2.14 llama_block one element of 256
+// differs by 2.4e-7 from torch's 1.09e-3). The bytes are deterministic and
+// flatc decodes them.
 func TestExportBundleRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name, target, origin string
 		delegated            bool
+		tolerance            []string
 	}{
-		{"moe_router", "executorch-portable", "expected outputs from the directory's output_<i>.npy", false},
-		{"llama_block", "executorch-xnnpack", "user outputs from the directory's output_<i>.npy, mutated-buffer outputs computed with the interpreter", true},
+		{"moe_router", "executorch-portable", "expected outputs from the directory's output_<i>.npy", false, nil},
+		{"llama_block", "executorch-xnnpack", "user outputs from the directory's output_<i>.npy, mutated-buffer outputs computed with the interpreter", true, []string{"--rtol", "1e-4", "--atol", "1e-6"}},
 	} {
 		t.Run(tc.name+"/"+tc.target, func(t *testing.T) {
 			corpus := filepath.Join("../../tests/corpus", tc.name)
 			if _, err := os.Stat(corpus); err != nil {
-				t.Skip("corpus not found")
+				t.Fatalf("corpus not found: %v", err)
 			}
 			dir := t.TempDir()
 			out := filepath.Join(dir, "model.bpte")
@@ -139,7 +143,7 @@ func TestExportBundleRoundTrip(t *testing.T) {
 					t.Errorf("input %d is not torch's: %v", i, err)
 				}
 			}
-			stdout, errOut, code := fxport(t, "run", out)
+			stdout, errOut, code := fxport(t, append([]string{"run", out}, tc.tolerance...)...)
 			if code != 0 || !strings.Contains(stdout, "forward case 0: pass") {
 				t.Fatalf("run: exit %d\n%s%s", code, stdout, errOut)
 			}
