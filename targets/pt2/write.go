@@ -28,6 +28,17 @@ func Write(p *ir.Program, path string) error {
 	if err := ir.Verify(p); err != nil {
 		return fmt.Errorf("%s: cannot write an invalid program: %w", path, err)
 	}
+	// A parameter, buffer or constant without data (a program read from a
+	// bare model.json, which stores none) would make an archive no reader
+	// accepts: refuse it here rather than write it weightless.
+	for _, in := range p.Signature.Inputs {
+		switch in.Kind {
+		case ir.Parameter, ir.Buffer, ir.ConstantTensor:
+			if p.Weight(in.Target) == nil {
+				return fmt.Errorf("%s: cannot write %s %q: the program holds no data for it", path, in.Kind, in.Target)
+			}
+		}
+	}
 	root := archiveRoot(path)
 	model := "model"
 	if m, ok := p.Meta.Get(frontend.MetaModel); ok && m != "" {

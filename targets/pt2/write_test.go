@@ -69,12 +69,27 @@ func write(t testing.TB, p *ir.Program, path string) {
 	}
 }
 
-// The reader's test files: one program in every layout torch has written.
+// The reader's test files: one program in every archive layout torch has
+// written. (A bare model.json stores no weights, so it cannot be written
+// back as an archive: TestWriteRefusesMissingWeights.)
 var layoutFiles = []string{
 	"../../frontends/pt2/testdata/archive_2_9.pt2",
 	"../../frontends/pt2/testdata/archive_2_8.pt2",
 	"../../frontends/pt2/testdata/legacy_2_7.pt2",
-	"../../frontends/pt2/testdata/block_8_20.json",
+}
+
+// TestWriteRefusesMissingWeights: a program whose parameters have no data
+// (read from a bare model.json) is refused by name, and nothing is left.
+func TestWriteRefusesMissingWeights(t *testing.T) {
+	p := read(t, "../../frontends/pt2/testdata/block_8_20.json")
+	dir := t.TempDir()
+	err := Write(p, filepath.Join(dir, "x.pt2"))
+	if err == nil || !strings.Contains(err.Error(), "the program holds no data for it") {
+		t.Fatalf("got %v, want a refusal naming the weight", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left %v behind", left[0].Name())
+	}
 }
 
 // TestRoundTrip: pt2 → IR → pt2 → IR gives the same IR (weights compared by
@@ -191,7 +206,7 @@ func TestWriteErrors(t *testing.T) {
 		{"invalid program", func(p *ir.Program) { p.Signature.Inputs = p.Signature.Inputs[1:] }, "cannot write an invalid program"},
 		{"short source", func(p *ir.Program) { p.Weight("fc.bias").Source = &shortSource{n: 32} }, `weight "fc.bias": its source yielded 16 bytes, not the 32 it declares`},
 		{"failing source", func(p *ir.Program) { p.Weight("fc.bias").Source = &shortSource{n: 32, fail: true} }, `weight "fc.bias": disk on fire`},
-		{"view outside its source", func(p *ir.Program) { p.Weight("running_tail").StorageOffset = 6 }, `weight "running_tail": its view reaches element 9 but its source holds 8 elements`},
+		{"view outside its source", func(p *ir.Program) { p.Weight("running_tail").StorageOffset = 6 }, `weight "running_tail" (f32[4]): needs 40 bytes`},
 		{"dtype without a code", func(p *ir.Program) { p.Weight("fc.bias").Type = ir.Tensor(ir.QInt8, 8) }, `dtype qint8 has no torch.export code`},
 		{"bad metadata", func(p *ir.Program) { p.Meta.Set(frontend.MetaVerifiers, "[1]") }, `program metadata "pt2.verifiers"`},
 	} {
