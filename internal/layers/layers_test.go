@@ -19,19 +19,19 @@ var layers = []struct {
 	packages []string
 }{
 	{"base: utilities, generated schemas, symbolic integers", []string{
-		"internal/atomicfile", "internal/inputfile", "internal/layers", "internal/memstat", "internal/ort", "internal/pt2schema", "internal/testenv",
+		"provenance", "internal/atomicfile", "internal/inputfile", "internal/layers", "internal/memstat", "internal/ort", "internal/pt2schema", "internal/testenv",
 		"pytree", "ir/sym", "gen/schema",
 		"targets/executorch/fb/...", "targets/executorch/schema", "targets/executorch/internal/fbs", "targets/onnx/onnxpb"}},
 	{"ir: the IR", []string{"ir"}},
 	{"core: pass manager, interpreter, frontends, file formats, planner", []string{
-		"pm", "interp", "interp/npy", "frontends/...", "capture",
+		"pm", "rewrite", "interp", "interp/npy", "frontends/...", "capture",
 		"targets/onnx/opt", "targets/executorch/pte", "targets/executorch/plan", "targets/executorch/partition"}},
 	{"shared rewrite helpers", []string{"passes/edit"}},
 	{"stage passes without a backend", []string{"passes/dynamo", "passes/onnxfix"}},
 	{"targets: writers, delegates, runners", []string{"targets/onnx", "targets/pt2", "targets/executorch", "targets/executorch/..."}},
 	{"ExecuTorch passes (lowering and partitioning use the delegates)", []string{"passes"}},
 	{"public API", []string{""}},
-	{"tools, tests and commands", []string{"difftest", "targets/executorch/internal/ettest", "tests/...", "cmd/...", "gen/opgen"}},
+	{"tools, tests and commands", []string{"difftest", "targets/executorch/internal/ettest", "tests/...", "cmd/...", "gen/opgen", "gen/etkernels", "tools/..."}},
 }
 
 // families must not import each other: linking the ONNX target never links
