@@ -399,31 +399,7 @@ func init() {
 		b.Bind(n.Results[0], b.reduceOver("ReduceLogSumExp", x, axes, keep))
 		return nil
 	}, "aten.logsumexp.default")
-	lower(17, func(b *Builder, n *ir.Node) error {
-		// baddbmm: beta·self + alpha·(batch1 @ batch2); beta 0 ignores self.
-		r := reader(b, n)
-		dt := r.out(0).DType
-		c, m1, m2 := r.In("self", dt), r.In("batch1", dt), r.In("batch2", dt)
-		beta, alpha := r.Float("beta"), r.Float("alpha")
-		if r.err != nil {
-			return r.err
-		}
-		mm := b.Tmp("MatMul", []string{m1, m2})
-		if alpha != 1 {
-			s, _ := b.Scalar(dt, alpha)
-			mm = b.Tmp("Mul", []string{mm, s})
-		}
-		if beta == 0 {
-			b.Bind(n.Results[0], mm)
-			return nil
-		}
-		if beta != 1 {
-			s, _ := b.Scalar(dt, beta)
-			c = b.Tmp("Mul", []string{c, s})
-		}
-		b.Emit(n.Results[0], "Add", []string{mm, c})
-		return nil
-	}, "aten.baddbmm.default")
+	lower(17, lowerBetaAlphaMatMul("batch1", "batch2"), "aten.baddbmm.default")
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType

@@ -23,31 +23,7 @@ func init() {
 		b.Emit(n.Results[0], "MatMul", []string{x, y})
 		return nil
 	}, "aten.mm.default", "aten.bmm.default", "aten.matmul.default")
-	lower(17, func(b *Builder, n *ir.Node) error {
-		// addmm: beta*self + alpha*(mat1 @ mat2)
-		r := reader(b, n)
-		dt := r.out(0).DType
-		c, m1, m2 := r.In("self", dt), r.In("mat1", dt), r.In("mat2", dt)
-		beta, alpha := r.Float("beta"), r.Float("alpha")
-		if r.err != nil {
-			return r.err
-		}
-		mm := b.Tmp("MatMul", []string{m1, m2})
-		if alpha != 1 {
-			s, _ := b.Scalar(dt, alpha)
-			mm = b.Tmp("Mul", []string{mm, s})
-		}
-		if beta == 0 {
-			b.Bind(n.Results[0], mm)
-			return nil
-		}
-		if beta != 1 {
-			s, _ := b.Scalar(dt, beta)
-			c = b.Tmp("Mul", []string{c, s})
-		}
-		b.Emit(n.Results[0], "Add", []string{mm, c})
-		return nil
-	}, "aten.addmm.default")
+	lower(17, lowerBetaAlphaMatMul("mat1", "mat2"), "aten.addmm.default")
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -208,4 +184,34 @@ func (b *Builder) fill(dt ir.DType, shape []int64, v float64) string {
 	}
 	s, _ := b.Const(dt, shape, data)
 	return s
+}
+
+// lowerBetaAlphaMatMul lowers beta·self + alpha·(a @ b), the shape of addmm
+// (a, b = mat1, mat2) and baddbmm (batch1, batch2); beta 0 ignores self, as
+// torch does (so NaN or Inf in self do not leak through).
+func lowerBetaAlphaMatMul(a, bName string) func(*Builder, *ir.Node) error {
+	return func(b *Builder, n *ir.Node) error {
+		r := reader(b, n)
+		dt := r.out(0).DType
+		c, m1, m2 := r.In("self", dt), r.In(a, dt), r.In(bName, dt)
+		beta, alpha := r.Float("beta"), r.Float("alpha")
+		if r.err != nil {
+			return r.err
+		}
+		mm := b.Tmp("MatMul", []string{m1, m2})
+		if alpha != 1 {
+			s, _ := b.Scalar(dt, alpha)
+			mm = b.Tmp("Mul", []string{mm, s})
+		}
+		if beta == 0 {
+			b.Bind(n.Results[0], mm)
+			return nil
+		}
+		if beta != 1 {
+			s, _ := b.Scalar(dt, beta)
+			c = b.Tmp("Mul", []string{c, s})
+		}
+		b.Emit(n.Results[0], "Add", []string{mm, c})
+		return nil
+	}
 }
