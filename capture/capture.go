@@ -20,6 +20,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+
+	"github.com/fxport/fxport/internal/checkout"
 )
 
 //go:embed fxport_capture/*.py
@@ -75,7 +77,7 @@ func joinPath(a, b string) string {
 }
 
 // FindPython returns the interpreter for captures: $FXPORT_PYTHON, else the
-// project's venv (third_party/venv) found above the executable or the
+// venv (third_party/venv) of the checkout holding the executable or the
 // working directory, else python3 on PATH. It fails when none has a chance.
 func FindPython() (string, error) {
 	if p := os.Getenv("FXPORT_PYTHON"); p != "" {
@@ -89,16 +91,8 @@ func FindPython() (string, error) {
 		starts = append(starts, wd)
 	}
 	for _, dir := range starts {
-		for {
-			p := filepath.Join(dir, "third_party", "venv", "bin", "python")
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				return p, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
+		if p := checkout.VenvPython(checkout.Root(dir)); p != "" {
+			return p, nil
 		}
 	}
 	if p, err := exec.LookPath("python3"); err == nil {

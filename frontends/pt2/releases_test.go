@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,7 +247,7 @@ func checkRelease(t *testing.T, path, torch string, want releaseProgram) {
 // within tol·(1+|want|) (tol 0: exactly).
 func compareTensor(t *testing.T, what string, got, want *interp.Tensor, tol float64) {
 	t.Helper()
-	if got.DType != want.DType || !equalShape(got.Shape, want.Shape) {
+	if got.DType != want.DType || !slices.Equal(got.Shape, want.Shape) {
 		t.Errorf("%s: %s%v, torch has %s%v", what, got.DType, got.Shape, want.DType, want.Shape)
 		return
 	}
@@ -257,18 +258,6 @@ func compareTensor(t *testing.T, what string, got, want *interp.Tensor, tol floa
 			return
 		}
 	}
-}
-
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestFxgen113Legacy reads the one program kept from the corpus fxgen wrote

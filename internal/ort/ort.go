@@ -21,6 +21,8 @@ import (
 	"sync"
 
 	ortgo "github.com/yalue/onnxruntime_go"
+
+	"github.com/fxport/fxport/internal/checkout"
 )
 
 // EnvLibrary names the environment variable that overrides the library path.
@@ -78,9 +80,9 @@ func findLibrary(exe, wd, venv string) (string, error) {
 		globs = append(globs, filepath.Join(d, "libonnxruntime.so*"), filepath.Join(d, "..", "lib", "libonnxruntime.so*"))
 	}
 	for _, start := range []string{wd, filepath.Dir(exe)} {
-		if root := moduleRoot(start); root != "" {
+		if root := checkout.Root(start); root != "" {
 			globs = append(globs, filepath.Join(root, relLibrary()))
-			globs = append(globs, venvLib(filepath.Join(root, "third_party", "venv"))...)
+			globs = append(globs, venvLib(checkout.VenvDir(root))...)
 		}
 	}
 	if venv != "" {
@@ -93,23 +95,6 @@ func findLibrary(exe, wd, venv string) (string, error) {
 		tried = append(tried, "(no executable, working directory or virtual environment to search)")
 	}
 	return "", fmt.Errorf("ONNX Runtime library not found: set $%s to libonnxruntime.so, put it next to fxport, or install onnxruntime in a venv (`make venv` or `make ort` in a checkout); tried %v", EnvLibrary, tried)
-}
-
-// moduleRoot is the nearest directory at or above dir holding go.mod ("" if none).
-func moduleRoot(dir string) string {
-	if dir == "" || dir == "." {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 var (

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fxport/fxport/internal/checkout"
 )
 
 // InCI reports whether the tests run under CI (the environment variable CI
@@ -49,17 +51,8 @@ func RootDir() (string, error) {
 			rootErr = err
 			return
 		}
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				rootDir = dir
-				return
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				rootErr = fmt.Errorf("no go.mod above the working directory")
-				return
-			}
-			dir = parent
+		if rootDir = checkout.Root(dir); rootDir == "" {
+			rootErr = fmt.Errorf("no go.mod above the working directory")
 		}
 	})
 	return rootDir, rootErr
@@ -89,11 +82,7 @@ func VenvPython() string {
 	if err != nil {
 		return ""
 	}
-	p := filepath.Join(root, "third_party", "venv", "bin", "python")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
+	return checkout.VenvPython(root)
 }
 
 // Python returns the project's Python environment or stops tb (Missing)
