@@ -325,7 +325,7 @@ func kWrap(c *call) ([]Value, error) {
 			continue
 		}
 		rest := c.args[i+1:]
-		if c.op.String() == "higher_order.invoke_subgraph" && len(rest) > 0 {
+		if c.op == ir.OpHigherOrderInvokeSubgraph && len(rest) > 0 {
 			rest = rest[1:] // the identifier
 		}
 		return c.runRegion(g, rest)

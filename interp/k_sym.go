@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/fxport/fxport/ir"
 	"math"
 )
 
@@ -516,7 +517,7 @@ func kConstrainRange(c *call) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.op.String() == "aten.sym_constrain_range_for_size.default" && x < 0 {
+	if c.op == ir.OpAtenSymConstrainRangeForSize && x < 0 {
 		return nil, domainErrorf("constraint violated: %d is not a valid size", x)
 	}
 	if (hasLo && x < lo) || (hasHi && x > hi) {

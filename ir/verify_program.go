@@ -157,7 +157,7 @@ func weightBytes(w *Weight) (need uint64, ok bool, msg string) {
 
 // opCond is higher_order.cond, looked up on first use (the op table is
 // filled by an init function, after package variables).
-var opCond = sync.OnceValue(func() Op { return MustLookupOp("higher_order.cond") })
+var opCond = sync.OnceValue(func() Op { return OpHigherOrderCond })
 
 // cond checks a cond node: two branch graphs taking as many inputs as
 // there are operands (tensors of the operands' dtype and rank), returning

@@ -34,7 +34,7 @@ Partitioner: XnnpackPartitioner with all configurations (ET-B02).`,
 	Partitioners: []string{"XnnpackPartitioner"},
 })
 
-var etOpGroupedMM = ir.MustLookupOp("aten._grouped_mm.default")
+var etOpGroupedMM = ir.OpAten_GroupedMm
 
 func prepareXNNPACK(p *ir.Program, c *pm.Ctx) error {
 	if err := etRequireHost(p, "executorch.xnnpack", "capture step prepare-for-xnnpack, ET-B01"); err != nil {

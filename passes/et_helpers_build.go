@@ -10,17 +10,17 @@ import (
 // topk, argsort), so a second run of the patch stage finds nothing to do.
 
 var (
-	etOpToCopy   = ir.MustLookupOp("aten._to_copy.default")
-	etOpArange   = ir.MustLookupOp("aten.arange.default")
-	etOpWhere    = ir.MustLookupOp("aten.where.self")
-	etOpSumDim   = ir.MustLookupOp("aten.sum.dim_IntList")
-	etOpEqTensor = ir.MustLookupOp("aten.eq.Tensor")
-	etOpLtTensor = ir.MustLookupOp("aten.lt.Tensor")
-	etOpLeTensor = ir.MustLookupOp("aten.le.Tensor")
-	etOpGather   = ir.MustLookupOp("aten.gather.default")
-	etOpClone    = ir.MustLookupOp("aten.clone.default")
-	etOpAmax     = ir.MustLookupOp("aten.amax.default")
-	etOpAmin     = ir.MustLookupOp("aten.amin.default")
+	etOpToCopy   = ir.OpAten_ToCopy
+	etOpArange   = ir.OpAtenArange
+	etOpWhere    = ir.OpAtenWhereSelf
+	etOpSumDim   = ir.OpAtenSumDimIntList
+	etOpEqTensor = ir.OpAtenEqTensor
+	etOpLtTensor = ir.OpAtenLtTensor
+	etOpLeTensor = ir.OpAtenLeTensor
+	etOpGather   = ir.OpAtenGather
+	etOpClone    = ir.OpAtenClone
+	etOpAmax     = ir.OpAtenAmax
+	etOpAmin     = ir.OpAtenAmin
 )
 
 // etCast builds _to_copy(v, dtype=dt), or returns v when it already has dt.

@@ -7,7 +7,7 @@ import (
 	"github.com/fxport/fxport/ir/sym"
 )
 
-var etOpNarrow = ir.MustLookupOp("aten.narrow.default")
+var etOpNarrow = ir.OpAtenNarrow
 
 // etPiecesAsNarrows rebuilds a split-like node (split.Tensor,
 // split_with_sizes, chunk) as consecutive narrows along dim: piece i starts

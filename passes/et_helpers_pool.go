@@ -8,9 +8,9 @@ import (
 // (ET-P05, ET-P21, ET-P22).
 
 var (
-	etOpFull   = ir.MustLookupOp("aten.full.default")
-	etOpConv2d = ir.MustLookupOp("aten.conv2d.default")
-	etOpDiv    = ir.MustLookupOp("aten.div.Tensor")
+	etOpFull   = ir.OpAtenFull
+	etOpConv2d = ir.OpAtenConv2d
+	etOpDiv    = ir.OpAtenDivTensor
 )
 
 // etIntTuple reads an int[n] argument: a list of n ints, one int repeated

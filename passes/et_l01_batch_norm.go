@@ -6,10 +6,10 @@ import "github.com/fxport/fxport/ir"
 // computation: inference batch norm and arange.start.
 
 var (
-	etlOpNativeBatchNorm  = ir.MustLookupOp("aten.native_batch_norm.default")
-	etlOpBatchNormNoTrain = ir.MustLookupOp("aten._native_batch_norm_legit_no_training.default")
-	etlOpArangeStart      = ir.MustLookupOp("aten.arange.start")
-	etlOpArangeStartStep  = ir.MustLookupOp("aten.arange.start_step")
+	etlOpNativeBatchNorm  = ir.OpAtenNativeBatchNorm
+	etlOpBatchNormNoTrain = ir.OpAten_NativeBatchNormLegitNoTraining
+	etlOpArangeStart      = ir.OpAtenArangeStart
+	etlOpArangeStartStep  = ir.OpAtenArangeStartStep
 )
 
 // etlCoreFactoryOrNorm rewrites native_batch_norm in inference form (not

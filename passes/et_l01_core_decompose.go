@@ -88,19 +88,19 @@ func init() {
 }
 
 var (
-	etlOpLinear      = ir.MustLookupOp("aten.linear.default")
-	etlOpSilu        = ir.MustLookupOp("aten.silu.default")
-	etlOpHardsigmoid = ir.MustLookupOp("aten.hardsigmoid.default")
-	etlOpHardswish   = ir.MustLookupOp("aten.hardswish.default")
-	etlOpRsubScalar  = ir.MustLookupOp("aten.rsub.Scalar")
-	etlOpSigmoid     = ir.MustLookupOp("aten.sigmoid.default")
-	etlOpMulTensor   = ir.MustLookupOp("aten.mul.Tensor")
-	etlOpMulScalar   = ir.MustLookupOp("aten.mul.Scalar")
-	etlOpAddScalar   = ir.MustLookupOp("aten.add.Scalar")
-	etlOpDivScalar   = ir.MustLookupOp("aten.div.Scalar")
-	etlOpClamp       = ir.MustLookupOp("aten.clamp.default")
-	etlOpAddmm       = ir.MustLookupOp("aten.addmm.default")
-	etlOpMm          = ir.MustLookupOp("aten.mm.default")
+	etlOpLinear      = ir.OpAtenLinear
+	etlOpSilu        = ir.OpAtenSilu
+	etlOpHardsigmoid = ir.OpAtenHardsigmoid
+	etlOpHardswish   = ir.OpAtenHardswish
+	etlOpRsubScalar  = ir.OpAtenRsubScalar
+	etlOpSigmoid     = ir.OpAtenSigmoid
+	etlOpMulTensor   = ir.OpAtenMulTensor
+	etlOpMulScalar   = ir.OpAtenMulScalar
+	etlOpAddScalar   = ir.OpAtenAddScalar
+	etlOpDivScalar   = ir.OpAtenDivScalar
+	etlOpClamp       = ir.OpAtenClamp
+	etlOpAddmm       = ir.OpAtenAddmm
+	etlOpMm          = ir.OpAtenMm
 )
 
 func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {

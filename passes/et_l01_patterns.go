@@ -14,24 +14,24 @@ import (
 // pattern (etDecompositions) to the ops without a kernel.
 
 var (
-	etlOpZerosLike    = ir.MustLookupOp("aten.zeros_like.default")
-	etlOpOnesLike     = ir.MustLookupOp("aten.ones_like.default")
-	etlOpFullLike     = ir.MustLookupOp("aten.full_like.default")
-	etlOpSoftplus     = ir.MustLookupOp("aten.softplus.default")
-	etlOpGtScalar     = ir.MustLookupOp("aten.gt.Scalar")
-	etlOpExp          = ir.MustLookupOp("aten.exp.default")
-	etlOpLog1p        = ir.MustLookupOp("aten.log1p.default")
-	etlOpWhereSelf    = ir.MustLookupOp("aten.where.self")
-	etlOpIndexCopy    = ir.MustLookupOp("aten.index_copy.default")
-	etlOpIndexPut     = ir.MustLookupOp("aten.index_put.default")
-	etlOpTriu         = ir.MustLookupOp("aten.triu.default")
-	etlOpTril         = ir.MustLookupOp("aten.tril.default")
-	etlOpUpNearest    = ir.MustLookupOp("aten.upsample_nearest2d.default")
-	etlOpUpBilinear   = ir.MustLookupOp("aten.upsample_bilinear2d.default")
-	etlOpUpNearestV   = ir.MustLookupOp("aten.upsample_nearest2d.vec")
-	etlOpUpBilinearV  = ir.MustLookupOp("aten.upsample_bilinear2d.vec")
-	etlOpMaxPool2d    = ir.MustLookupOp("aten.max_pool2d.default")
-	etlOpMaxPool2dIdx = ir.MustLookupOp("aten.max_pool2d_with_indices.default")
+	etlOpZerosLike    = ir.OpAtenZerosLike
+	etlOpOnesLike     = ir.OpAtenOnesLike
+	etlOpFullLike     = ir.OpAtenFullLike
+	etlOpSoftplus     = ir.OpAtenSoftplus
+	etlOpGtScalar     = ir.OpAtenGtScalar
+	etlOpExp          = ir.OpAtenExp
+	etlOpLog1p        = ir.OpAtenLog1p
+	etlOpWhereSelf    = ir.OpAtenWhereSelf
+	etlOpIndexCopy    = ir.OpAtenIndexCopy
+	etlOpIndexPut     = ir.OpAtenIndexPut
+	etlOpTriu         = ir.OpAtenTriu
+	etlOpTril         = ir.OpAtenTril
+	etlOpUpNearest    = ir.OpAtenUpsampleNearest2d
+	etlOpUpBilinear   = ir.OpAtenUpsampleBilinear2d
+	etlOpUpNearestV   = ir.OpAtenUpsampleNearest2dVec
+	etlOpUpBilinearV  = ir.OpAtenUpsampleBilinear2dVec
+	etlOpMaxPool2d    = ir.OpAtenMaxPool2d
+	etlOpMaxPool2dIdx = ir.OpAtenMaxPool2dWithIndices
 )
 
 // etDecomp is a decomposition: a rewrite pattern whose Rewrite returns the
@@ -218,8 +218,8 @@ func etlUpsampleVec(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 }
 
 var (
-	etlOpDequantGroup = ir.MustLookupOp("quantized_decomposed.dequantize_per_channel_group.default")
-	etlOpSubTensor    = ir.MustLookupOp("aten.sub.Tensor")
+	etlOpDequantGroup = ir.OpQuantizedDecomposedDequantizePerChannelGroup
+	etlOpSubTensor    = ir.OpAtenSubTensor
 )
 
 func init() {

@@ -66,7 +66,7 @@ statistics "folded" (nodes) and "constants" (new inputs).`,
 
 const etlConstPropName = "constant-propagation"
 
-var etlOpFull = ir.MustLookupOp("aten.full.default")
+var etlOpFull = ir.OpAtenFull
 
 // etlConstVal is a constant value of the main graph: its type and the
 // source of its contiguous bytes.

@@ -30,10 +30,10 @@ see etCanonicalDimOrder).`,
 const etlDimOrderName = "to-dim-order-ops"
 
 var (
-	etlOpToCopy         = ir.MustLookupOp("aten._to_copy.default")
-	etlOpClone          = ir.MustLookupOp("aten.clone.default")
-	etlOpToDimOrderCopy = ir.MustLookupOp("dim_order_ops._to_dim_order_copy.default")
-	etlOpCloneDimOrder  = ir.MustLookupOp("dim_order_ops._clone_dim_order.default")
+	etlOpToCopy         = ir.OpAten_ToCopy
+	etlOpClone          = ir.OpAtenClone
+	etlOpToDimOrderCopy = ir.OpDimOrderOps_ToDimOrderCopy
+	etlOpCloneDimOrder  = ir.OpDimOrderOps_CloneDimOrder
 )
 
 func runToDimOrderOps(p *ir.Program, c *pm.Ctx) (pm.Result, error) {

@@ -35,12 +35,12 @@ statistic "kept-view".`,
 const etlEdgeViewsName = "to-edge-views"
 
 var (
-	etlOpViewCopy    = ir.MustLookupOp("aten.view_copy.default")
-	etlOpPermuteCopy = ir.MustLookupOp("aten.permute_copy.default")
-	etlOpReshape     = ir.MustLookupOp("aten.reshape.default")
-	etlOpUnsafeView  = ir.MustLookupOp("aten._unsafe_view.default")
-	etlOpT           = ir.MustLookupOp("aten.t.default")
-	etlOpTranspose   = ir.MustLookupOp("aten.transpose.int")
+	etlOpViewCopy    = ir.OpAtenViewCopy
+	etlOpPermuteCopy = ir.OpAtenPermuteCopy
+	etlOpReshape     = ir.OpAtenReshape
+	etlOpUnsafeView  = ir.OpAten_UnsafeView
+	etlOpT           = ir.OpAtenT
+	etlOpTranspose   = ir.OpAtenTransposeInt
 )
 
 // etlViewCopyTwins maps view ops to copy twins with the same argument

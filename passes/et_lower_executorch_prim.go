@@ -74,11 +74,11 @@ func EtPrimTwins() [][2]string {
 }
 
 var (
-	etlOpPrimMul = ir.MustLookupOp("executorch_prim.mul.Scalar")
-	etlOpPrimAdd = ir.MustLookupOp("executorch_prim.add.Scalar")
-	etlOpPrimMod = ir.MustLookupOp("executorch_prim.mod.Scalar")
-	etlOpPyPow   = ir.MustLookupOp("operator.pow")
-	etlOpPyMod   = ir.MustLookupOp("operator.mod")
+	etlOpPrimMul = ir.OpExecutorchPrimMulScalar
+	etlOpPrimAdd = ir.OpExecutorchPrimAddScalar
+	etlOpPrimMod = ir.OpExecutorchPrimModScalar
+	etlOpPyPow   = ir.OpOperatorPow
+	etlOpPyMod   = ir.OpOperatorMod
 	etlOpSymSum  = ir.MustLookupOp("torch.sym_sum")
 	etlOpRound   = ir.MustLookupOp("builtins.round")
 )

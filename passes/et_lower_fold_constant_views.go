@@ -37,7 +37,7 @@ fires on the new input's first user; statistic "folded".`,
 
 const etlFoldViewsName = "fold-constant-views"
 
-var etlOpAliasCopy = ir.MustLookupOp("aten.alias_copy.default")
+var etlOpAliasCopy = ir.OpAtenAliasCopy
 
 // etlFoldState tracks the main graph's constant inputs during the fold.
 type etlFoldState struct {

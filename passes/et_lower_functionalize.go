@@ -32,8 +32,8 @@ emitter refuses them with an error naming the node.`,
 const etlFunctionalizeName = "functionalize-inplace"
 
 var (
-	etlOpDetach  = ir.MustLookupOp("aten.detach.default")
-	etlOpDetach_ = ir.MustLookupOp("aten.detach_.default")
+	etlOpDetach  = ir.OpAtenDetach
+	etlOpDetach_ = ir.OpAtenDetach_
 )
 
 func runFunctionalizeInplace(p *ir.Program, c *pm.Ctx) (pm.Result, error) {

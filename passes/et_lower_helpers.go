@@ -101,7 +101,7 @@ func etlLowering(p *pm.Pass) *pm.Pass {
 	return pm.RegisterPass(p)
 }
 
-var etlOpCallDelegate = ir.MustLookupOp("higher_order.executorch_call_delegate")
+var etlOpCallDelegate = ir.OpHigherOrderExecutorchCallDelegate
 
 // etlDelegateGraphs returns the graphs of p that are (inside) a delegate's
 // region. Graphs lists a parent graph before its regions, so one pass with

@@ -46,8 +46,8 @@ Statistics "dim-order-copies", "permuted-carry-copies".`,
 const etlLoopCarriesName = "loop-carry-copies"
 
 var (
-	etlOpWhileLoop = ir.MustLookupOp("higher_order.while_loop")
-	etlOpScan      = ir.MustLookupOp("higher_order.scan")
+	etlOpWhileLoop = ir.OpHigherOrderWhileLoop
+	etlOpScan      = ir.OpHigherOrderScan
 )
 
 func runLoopCarryCopies(p *ir.Program, c *pm.Ctx) (pm.Result, error) {

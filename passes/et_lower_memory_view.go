@@ -57,7 +57,7 @@ which gives each et_view its base's storage.`,
 const etlMemoryViewName = "replace-view-copy-with-view"
 
 // OpETView is the aliasing view ExecuTorch's emitter writes for memory.view.
-var OpETView = ir.MustLookupOp("executorch_prim.et_view.default")
+var OpETView = ir.OpExecutorchPrimEtView
 
 // etlLoweringOptional declares a lowering pass that may be disabled.
 func etlLoweringOptional(p *pm.Pass) *pm.Pass {
@@ -317,6 +317,6 @@ func etlRegionOperand(owner *ir.Node, v *ir.Value) (outer *ir.Value, own bool) {
 }
 
 var (
-	etlOpCond  = ir.MustLookupOp("higher_order.cond")
-	etlOpWhile = ir.MustLookupOp("higher_order.while_loop")
+	etlOpCond  = ir.OpHigherOrderCond
+	etlOpWhile = ir.OpHigherOrderWhileLoop
 )

@@ -35,7 +35,7 @@ Runs before xnnpack-partition so delegated crops see slice_copy.`,
 
 const etlNarrowName = "narrow-as-slice-copy"
 
-var etlOpSliceCopy = ir.MustLookupOp("aten.slice_copy.Tensor")
+var etlOpSliceCopy = ir.OpAtenSliceCopyTensor
 
 func runNarrowAsSliceCopy(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	changed := false

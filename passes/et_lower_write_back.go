@@ -41,7 +41,7 @@ them back either). Programs without mutations are unchanged.`,
 
 const etlWriteBackName = "insert-write-back"
 
-var etlOpCopy_ = ir.MustLookupOp("aten.copy_.default")
+var etlOpCopy_ = ir.OpAtenCopy_
 
 func runInsertWriteBack(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	g := p.Main

@@ -22,7 +22,7 @@ of an already rewritten pattern.`,
 	Fix: fixFlooredMod,
 })
 
-var etOpAddScalar = ir.MustLookupOp("aten.add.Scalar")
+var etOpAddScalar = ir.OpAtenAddScalar
 
 func fixFlooredMod(n *ir.Node, c *pm.Ctx) (bool, error) {
 	a, bv := n.Args[0], n.Args[1]

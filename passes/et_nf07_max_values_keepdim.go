@@ -22,7 +22,7 @@ also when the indices are used and the node stays.`,
 	Fix: fixMaxValuesKeepdim,
 })
 
-var etOpSqueezeDims = ir.MustLookupOp("aten.squeeze.dims")
+var etOpSqueezeDims = ir.OpAtenSqueezeDims
 
 func fixMaxValuesKeepdim(n *ir.Node, c *pm.Ctx) (bool, error) {
 	self := n.Arg("self")

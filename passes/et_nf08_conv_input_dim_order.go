@@ -27,7 +27,7 @@ convolution; inputs already in a supported order are left alone.`,
 	Fix: fixConvInputDimOrder,
 })
 
-var etOpToDimOrderCopy = ir.MustLookupOp("dim_order_ops._to_dim_order_copy.default")
+var etOpToDimOrderCopy = ir.OpDimOrderOps_ToDimOrderCopy
 
 func fixConvInputDimOrder(n *ir.Node, c *pm.Ctx) (bool, error) {
 	in := n.Arg("input")

@@ -21,7 +21,7 @@ the default cannot be asked of empty.memory_format in general.`,
 	Fix: fixEmptyLike,
 })
 
-var etOpEmpty = ir.MustLookupOp("aten.empty.memory_format")
+var etOpEmpty = ir.OpAtenEmptyMemoryFormat
 
 func fixEmptyLike(n *ir.Node, c *pm.Ctx) (bool, error) {
 	out := n.Result().Tensor()

@@ -23,7 +23,7 @@ the topk dim; here the narrow is along the topk dim.`,
 	Rewrite: etRewriteTopkArgsort,
 })
 
-var etOpArgsort = ir.MustLookupOp("aten.argsort.default")
+var etOpArgsort = ir.OpAtenArgsort
 
 func etRewriteTopkArgsort(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
 	self := n.Arg("self")

@@ -48,8 +48,8 @@ decomposition with symbolic sequence lengths are left alone.`,
 })
 
 var (
-	etOpSDPA        = ir.MustLookupOp("aten.scaled_dot_product_attention.default")
-	etOpMaskedFillS = ir.MustLookupOp("aten.masked_fill.Scalar")
+	etOpSDPA        = ir.OpAtenScaledDotProductAttention
+	etOpMaskedFillS = ir.OpAtenMaskedFillScalar
 )
 
 func etRewriteSDPAForCUDA(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -22,7 +22,7 @@ dropout in evaluation keeps.`,
 	Rewrite: etRewriteDropoutIdentity,
 })
 
-var etOpFullLike = ir.MustLookupOp("aten.full_like.default")
+var etOpFullLike = ir.OpAtenFullLike
 
 func etRewriteDropoutIdentity(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
 	in := n.Arg("input")

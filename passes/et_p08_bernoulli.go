@@ -24,8 +24,8 @@ Python patch silently ignored it; a traced program has none).`,
 })
 
 var (
-	etOpRandLike = ir.MustLookupOp("aten.rand_like.default")
-	etOpLtScalar = ir.MustLookupOp("aten.lt.Scalar")
+	etOpRandLike = ir.OpAtenRandLike
+	etOpLtScalar = ir.OpAtenLtScalar
 )
 
 func etRewriteBernoulli(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -23,7 +23,7 @@ guarantee.`,
 	Rewrite: etRewriteArgsortTopk,
 })
 
-var etOpTopk = ir.MustLookupOp("aten.topk.default")
+var etOpTopk = ir.OpAtenTopk
 
 func etRewriteArgsortTopk(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
 	if i := n.Op.ArgIndex("stable"); i >= 0 && n.Args[i].Kind == ir.ArgBool && n.Args[i].Bool() {

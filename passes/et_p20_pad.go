@@ -25,7 +25,7 @@ with negative amounts are errors in torch already.`,
 	Rewrite: etRewritePadCrop,
 })
 
-var etOpConstantPad = ir.MustLookupOp("aten.constant_pad_nd.default")
+var etOpConstantPad = ir.OpAtenConstantPadNd
 
 func etRewritePadCrop(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
 	if i := n.Op.ArgIndex("mode"); i >= 0 && n.Args[i].Str != "constant" {

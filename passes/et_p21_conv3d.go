@@ -32,10 +32,10 @@ the string-padding overload are left to the original op.`,
 })
 
 var (
-	etOpConv3d  = ir.MustLookupOp("aten.conv3d.default")
-	etOpSelect  = ir.MustLookupOp("aten.select.int")
-	etOpPermute = ir.MustLookupOp("aten.permute.default")
-	etOpAddT    = ir.MustLookupOp("aten.add.Tensor")
+	etOpConv3d  = ir.OpAtenConv3d
+	etOpSelect  = ir.OpAtenSelectInt
+	etOpPermute = ir.OpAtenPermute
+	etOpAddT    = ir.OpAtenAddTensor
 )
 
 func etRewriteConv3d(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -34,10 +34,10 @@ same time), when the channel count is static.`,
 })
 
 var (
-	etOpAvgPool2d = ir.MustLookupOp("aten.avg_pool2d.default")
-	etOpSlice     = ir.MustLookupOp("aten.slice.Tensor")
-	etOpMeanDim   = ir.MustLookupOp("aten.mean.dim")
-	etOpCat       = ir.MustLookupOp("aten.cat.default")
+	etOpAvgPool2d = ir.OpAtenAvgPool2d
+	etOpSlice     = ir.OpAtenSliceTensor
+	etOpMeanDim   = ir.OpAtenMeanDim
+	etOpCat       = ir.OpAtenCat
 )
 
 func etRewriteAdaptiveAvgPool2d(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -144,6 +144,6 @@ func etRewriteVarlenAttn(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, err
 }
 
 var (
-	tpOpGtScalar = ir.MustLookupOp("aten.gt.Scalar")
-	tpOpLtScalar = ir.MustLookupOp("aten.lt.Scalar")
+	tpOpGtScalar = ir.OpAtenGtScalar
+	tpOpLtScalar = ir.OpAtenLtScalar
 )

@@ -37,13 +37,13 @@ left to the node-fix driver's DCE.`,
 const etDropAssertsName = "drop-runtime-asserts"
 
 var etAssertOps = map[ir.Op]bool{
-	ir.MustLookupOp("aten._assert_scalar.default"):          true,
-	ir.MustLookupOp("aten._assert_tensor_metadata.default"): true,
-	ir.MustLookupOp("aten._assert_async.default"):           true,
-	ir.MustLookupOp("aten._assert_async.msg"):               true,
+	ir.OpAten_AssertScalar:         true,
+	ir.OpAten_AssertTensorMetadata: true,
+	ir.OpAten_AssertAsync:          true,
+	ir.OpAten_AssertAsyncMsg:       true,
 }
 
-var etOpAssertScalar = ir.MustLookupOp("aten._assert_scalar.default")
+var etOpAssertScalar = ir.OpAten_AssertScalar
 
 func dropRuntimeAsserts(p *ir.Program, c *pm.Ctx) (bool, error) {
 	var asserts []*ir.Node

@@ -53,7 +53,7 @@ nodes. Each fold fires on the convolution; statistic "fused".`,
 const etxFuseBNName = "xnnpack-fuse-batch-norm"
 
 var (
-	etxOpConvolution = ir.MustLookupOp("aten.convolution.default")
+	etxOpConvolution = ir.OpAtenConvolution
 )
 
 // etxBNState knows the main graph's constant inputs.

@@ -10,9 +10,9 @@ import "github.com/fxport/fxport/ir"
 // the folded one; an mm becomes an addmm with the folded bias.
 
 var (
-	etxOpAddmm   = ir.MustLookupOp("aten.addmm.default")
-	etxOpMM      = ir.MustLookupOp("aten.mm.default")
-	etxOpPermute = ir.MustLookupOp("aten.permute_copy.default")
+	etxOpAddmm   = ir.OpAtenAddmm
+	etxOpMM      = ir.OpAtenMm
+	etxOpPermute = ir.OpAtenPermuteCopy
 )
 
 // matchLinear returns the permute_copy of the weight when fc (the batch

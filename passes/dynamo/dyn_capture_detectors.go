@@ -94,9 +94,9 @@ func findStatefulAttributes(p *ir.Program) error {
 }
 
 var (
-	opCat          = ir.MustLookupOp("aten.cat.default")
-	opSDPA         = ir.MustLookupOp("aten.scaled_dot_product_attention.default")
-	opSDPAFlashCPU = ir.MustLookupOp("aten._scaled_dot_product_flash_attention_for_cpu.default")
+	opCat          = ir.OpAtenCat
+	opSDPA         = ir.OpAtenScaledDotProductAttention
+	opSDPAFlashCPU = ir.OpAten_ScaledDotProductFlashAttentionForCpu
 
 	// Products whose first operand is the attention probabilities or the query.
 	opsMatmul  = opSet("aten.matmul.default", "aten.bmm.default")

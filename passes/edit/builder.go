@@ -194,36 +194,36 @@ func NormDimLit(d int64, rank int) (int, bool) {
 }
 
 var (
-	tpOpToCopy     = ir.MustLookupOp("aten._to_copy.default")
-	tpOpSymSize    = ir.MustLookupOp("aten.sym_size.int")
-	tpOpPyAdd      = ir.MustLookupOp("operator.add")
-	tpOpPySub      = ir.MustLookupOp("operator.sub")
-	tpOpPyMul      = ir.MustLookupOp("operator.mul")
-	OpPyFloorDiv   = ir.MustLookupOp("operator.floordiv")
-	tpOpPyMod      = ir.MustLookupOp("operator.mod")
-	OpNarrow       = ir.MustLookupOp("aten.narrow.default")
-	OpCat          = ir.MustLookupOp("aten.cat.default")
-	OpUnsqueeze    = ir.MustLookupOp("aten.unsqueeze.default")
-	OpSumDim       = ir.MustLookupOp("aten.sum.dim_IntList")
-	tpOpLtTensor   = ir.MustLookupOp("aten.lt.Tensor")
-	OpLeTensor     = ir.MustLookupOp("aten.le.Tensor")
-	OpEqTensor     = ir.MustLookupOp("aten.eq.Tensor")
-	OpWhereSelf    = ir.MustLookupOp("aten.where.self")
-	OpViewAsReal   = ir.MustLookupOp("aten.view_as_real.default")
-	OpViewAsCplx   = ir.MustLookupOp("aten.view_as_complex.default")
-	OpComplex      = ir.MustLookupOp("aten.complex.default")
-	OpSelectInt    = ir.MustLookupOp("aten.select.int")
-	OpMulTensor    = ir.MustLookupOp("aten.mul.Tensor")
-	OpAddTensor    = ir.MustLookupOp("aten.add.Tensor")
-	tpOpSubTensor  = ir.MustLookupOp("aten.sub.Tensor")
-	tpOpMovedim    = ir.MustLookupOp("aten.movedim.int")
-	OpReshape      = ir.MustLookupOp("aten.reshape.default")
-	tpOpScalarTens = ir.MustLookupOp("aten.scalar_tensor.default")
-	OpLogicalNot   = ir.MustLookupOp("aten.logical_not.default")
-	OpLogicalAnd   = ir.MustLookupOp("aten.logical_and.default")
-	tpOpLogicalOr  = ir.MustLookupOp("aten.logical_or.default")
-	tpOpIsNaN      = ir.MustLookupOp("aten.isnan.default")
-	tpOpArange     = ir.MustLookupOp("aten.arange.default")
+	tpOpToCopy     = ir.OpAten_ToCopy
+	tpOpSymSize    = ir.OpAtenSymSizeInt
+	tpOpPyAdd      = ir.OpOperatorAdd
+	tpOpPySub      = ir.OpOperatorSub
+	tpOpPyMul      = ir.OpOperatorMul
+	OpPyFloorDiv   = ir.OpOperatorFloordiv
+	tpOpPyMod      = ir.OpOperatorMod
+	OpNarrow       = ir.OpAtenNarrow
+	OpCat          = ir.OpAtenCat
+	OpUnsqueeze    = ir.OpAtenUnsqueeze
+	OpSumDim       = ir.OpAtenSumDimIntList
+	tpOpLtTensor   = ir.OpAtenLtTensor
+	OpLeTensor     = ir.OpAtenLeTensor
+	OpEqTensor     = ir.OpAtenEqTensor
+	OpWhereSelf    = ir.OpAtenWhereSelf
+	OpViewAsReal   = ir.OpAtenViewAsReal
+	OpViewAsCplx   = ir.OpAtenViewAsComplex
+	OpComplex      = ir.OpAtenComplex
+	OpSelectInt    = ir.OpAtenSelectInt
+	OpMulTensor    = ir.OpAtenMulTensor
+	OpAddTensor    = ir.OpAtenAddTensor
+	tpOpSubTensor  = ir.OpAtenSubTensor
+	tpOpMovedim    = ir.OpAtenMovedimInt
+	OpReshape      = ir.OpAtenReshape
+	tpOpScalarTens = ir.OpAtenScalarTensor
+	OpLogicalNot   = ir.OpAtenLogicalNot
+	OpLogicalAnd   = ir.OpAtenLogicalAnd
+	tpOpLogicalOr  = ir.OpAtenLogicalOr
+	tpOpIsNaN      = ir.OpAtenIsnan
+	tpOpArange     = ir.OpAtenArange
 )
 
 // RealImag splits a complex tensor into its parts (view_as_real,

@@ -125,4 +125,4 @@ func countIndexDType(n *ir.Node) ir.DType {
 	return ir.Int64
 }
 
-var tpOpGather = ir.MustLookupOp("aten.gather.default")
+var tpOpGather = ir.OpAtenGather

@@ -10,10 +10,10 @@ import (
 // (cummax) and ONNX-P10/ET-P26 (cummin).
 
 var (
-	cumOpOnes = ir.MustLookupOp("aten.ones.default")
-	cumOpAmax = ir.MustLookupOp("aten.amax.default")
-	cumOpAmin = ir.MustLookupOp("aten.amin.default")
-	OpTril    = ir.MustLookupOp("aten.tril.default") // also ET-P06's causal mask
+	cumOpOnes = ir.OpAtenOnes
+	cumOpAmax = ir.OpAtenAmax
+	cumOpAmin = ir.OpAtenAmin
+	OpTril    = ir.OpAtenTril // also ET-P06's causal mask
 )
 
 // CumExtreme rewrites cummax (isMax) or cummin along dim as a

@@ -227,12 +227,12 @@ func SymSizeOf(b *ir.Builder, t *ir.Value, d int) (ir.Arg, error) {
 }
 
 var (
-	fxOpScalarTensor = ir.MustLookupOp("aten.scalar_tensor.default")
-	OpSymSizeInt     = ir.MustLookupOp("aten.sym_size.int")
-	fxOpToCopy       = ir.MustLookupOp("aten._to_copy.default")
-	OpArange         = ir.MustLookupOp("aten.arange.default")
-	OpEqScalar       = ir.MustLookupOp("aten.eq.Scalar")
-	OpFullLike       = ir.MustLookupOp("aten.full_like.default")
+	fxOpScalarTensor = ir.OpAtenScalarTensor
+	OpSymSizeInt     = ir.OpAtenSymSizeInt
+	fxOpToCopy       = ir.OpAten_ToCopy
+	OpArange         = ir.OpAtenArange
+	OpEqScalar       = ir.OpAtenEqScalar
+	OpFullLike       = ir.OpAtenFullLike
 )
 
 // CastTo converts v to dtype dt with _to_copy (v itself when it has dt already).
@@ -247,7 +247,7 @@ func CastTo(b *ir.Builder, v *ir.Value, dt ir.DType) (*ir.Value, error) {
 	return n.Result(), nil
 }
 
-var fxOpSliceTensor = ir.MustLookupOp("aten.slice.Tensor")
+var fxOpSliceTensor = ir.OpAtenSliceTensor
 
 // fxFullSliceSource returns the tensor v is a full slice of (slice.Tensor with
 // start 0 or None, step 1 and the same type as its input), or nil.

@@ -10,7 +10,7 @@ import (
 // Shape and symbolic-size builders first written for the ExecuTorch
 // legalizations, shared with the ONNX patches.
 
-var etOpReshape = ir.MustLookupOp("aten.reshape.default")
+var etOpReshape = ir.OpAtenReshape
 
 // ShapeArg materializes a shape as a SymInt[] argument.
 func ShapeArg(b *ir.Builder, at *ir.Node, shape []sym.Expr) (ir.Arg, error) {
@@ -94,15 +94,15 @@ func NormDim(a ir.Arg, rank int) (int, error) {
 	return int(d), nil
 }
 
-var etOpSymSize = ir.MustLookupOp("aten.sym_size.int")
+var etOpSymSize = ir.OpAtenSymSizeInt
 
-var OpPyAdd = ir.MustLookupOp("operator.add")
+var OpPyAdd = ir.OpOperatorAdd
 
-var etOpPyMul = ir.MustLookupOp("operator.mul")
+var etOpPyMul = ir.OpOperatorMul
 
-var etOpPyFloorDiv = ir.MustLookupOp("operator.floordiv")
+var etOpPyFloorDiv = ir.OpOperatorFloordiv
 
-var OpPyMod = ir.MustLookupOp("operator.mod")
+var OpPyMod = ir.OpOperatorMod
 
 var etOpSymMin = ir.MustLookupOp("torch.sym_min")
 
@@ -222,15 +222,15 @@ func etSymSource(b *ir.Builder, at *ir.Node, name string) (ir.Arg, error) {
 	return ir.Arg{}, fmt.Errorf("symbol %s has no source (no SymInt value or tensor dim) before %s", name, at.Short())
 }
 
-var OpTranspose = ir.MustLookupOp("aten.transpose.int")
+var OpTranspose = ir.OpAtenTransposeInt
 
-var OpMatmul = ir.MustLookupOp("aten.matmul.default")
+var OpMatmul = ir.OpAtenMatmul
 
-var OpMulScalar = ir.MustLookupOp("aten.mul.Scalar")
+var OpMulScalar = ir.OpAtenMulScalar
 
-var OpSafeSoftmax = ir.MustLookupOp("aten._safe_softmax.default")
+var OpSafeSoftmax = ir.OpAten_SafeSoftmax
 
-var OpRepeatIntl = ir.MustLookupOp("aten.repeat_interleave.self_int")
+var OpRepeatIntl = ir.OpAtenRepeatInterleaveSelfInt
 
 // RollAmount is shift mod size, in [0, size): folded when both are literals
 // or the shift is provably in range, else operator.mod.

@@ -21,7 +21,7 @@ functional forms compute the same value.`,
 
 const fixDetachInplaceName = "fix-detach-inplace"
 
-var opDetach = ir.MustLookupOp("aten.detach.default")
+var opDetach = ir.OpAtenDetach
 
 func fixDetachInplace(n *ir.Node, c *pm.Ctx) (bool, error) {
 	b := ir.NewBuilder(n.Graph)

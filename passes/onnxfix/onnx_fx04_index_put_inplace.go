@@ -30,7 +30,7 @@ the in-place op is this fix's target and node-fix targets are disjoint.`,
 
 const fixIndexPutInplaceName = "fix-index-put-inplace"
 
-var fxOpIndexPut = ir.MustLookupOp("aten.index_put.default")
+var fxOpIndexPut = ir.OpAtenIndexPut
 
 func fixIndexPutInplace(n *ir.Node, c *pm.Ctx) (bool, error) {
 	self, _ := edit.TensorOperand(n.Arg("self"))

@@ -35,8 +35,8 @@ There is no option to keep the checks: ONNX cannot express them.`,
 const fixAssertionsName = "fix-assertions"
 
 var (
-	fxOpConstrainForSize = ir.MustLookupOp("aten.sym_constrain_range_for_size.default")
-	fxOpConstrain        = ir.MustLookupOp("aten.sym_constrain_range.default")
+	fxOpConstrainForSize = ir.OpAtenSymConstrainRangeForSize
+	fxOpConstrain        = ir.OpAtenSymConstrainRange
 )
 
 func fixAssertions(n *ir.Node, c *pm.Ctx) (bool, error) {

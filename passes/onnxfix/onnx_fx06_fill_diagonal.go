@@ -30,10 +30,10 @@ all dims equal there and no ONNX lowering is provided.`,
 const fixFillDiagonalName = "fix-fill-diagonal"
 
 var (
-	fxOpFillArange    = ir.MustLookupOp("aten.arange.default")
-	fxOpFillSub       = ir.MustLookupOp("aten.sub.Tensor")
-	fxOpFillRemainder = ir.MustLookupOp("aten.remainder.Tensor")
-	fxOpPyAdd         = ir.MustLookupOp("operator.add")
+	fxOpFillArange    = ir.OpAtenArange
+	fxOpFillSub       = ir.OpAtenSubTensor
+	fxOpFillRemainder = ir.OpAtenRemainderTensor
+	fxOpPyAdd         = ir.OpOperatorAdd
 )
 
 func fixFillDiagonal(n *ir.Node, c *pm.Ctx) (bool, error) {

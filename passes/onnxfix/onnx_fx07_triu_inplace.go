@@ -23,7 +23,7 @@ the new value, since the in-place op wrote them.`,
 
 const fixTriuInplaceName = "fix-triu-inplace"
 
-var fxOpTriu = ir.MustLookupOp("aten.triu.default")
+var fxOpTriu = ir.OpAtenTriu
 
 func fixTriuInplace(n *ir.Node, c *pm.Ctx) (bool, error) {
 	self, _ := edit.TensorOperand(n.Arg("self"))

@@ -28,7 +28,7 @@ is what a stable sort returns.`,
 
 const fixSortStableName = "fix-sort-stable"
 
-var fxOpSort = ir.MustLookupOp("aten.sort.default")
+var fxOpSort = ir.OpAtenSort
 
 func fixSortStable(n *ir.Node, c *pm.Ctx) (bool, error) {
 	m, err := edit.FixBuilder(n, fixSortStableName).Call(fxOpSort, n.Arg("self"), n.Arg("dim"), n.Arg("descending"))

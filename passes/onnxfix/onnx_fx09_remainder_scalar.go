@@ -25,7 +25,7 @@ overload. A literal other is left alone.`,
 
 const fixRemainderScalarName = "fix-remainder-scalar"
 
-var fxOpRemainderTensorTwin = ir.MustLookupOp("aten.remainder.Tensor")
+var fxOpRemainderTensorTwin = ir.OpAtenRemainderTensor
 
 func fixRemainderScalar(n *ir.Node, c *pm.Ctx) (bool, error) {
 	return fxScalarToTensorTwin(n, fixRemainderScalarName, fxOpRemainderTensorTwin, n.Arg("self"))

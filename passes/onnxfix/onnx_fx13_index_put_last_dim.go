@@ -32,8 +32,8 @@ replacement and rewires the later readers of the base and of the slices.`,
 const fixIndexPutLastDimName = "fix-index-put-last-dim"
 
 var (
-	fxOpRemainderTensor = ir.MustLookupOp("aten.remainder.Tensor")
-	fxOpAnyDim          = ir.MustLookupOp("aten.any.dim")
+	fxOpRemainderTensor = ir.OpAtenRemainderTensor
+	fxOpAnyDim          = ir.OpAtenAnyDim
 )
 
 func fixIndexPutLastDim(n *ir.Node, c *pm.Ctx) (bool, error) {

@@ -34,7 +34,7 @@ func fixIntegralFloatScalar(n *ir.Node, c *pm.Ctx) (bool, error) {
 	return true, fxRebuildWithSelf(n, fixIntegralFloatScalarName, promoted)
 }
 
-var fxOpMulScalar = ir.MustLookupOp("aten.mul.Scalar")
+var fxOpMulScalar = ir.OpAtenMulScalar
 
 // fxPromoteIntegralSelf casts self of n (rsub/sub/mul .Scalar) to n's result
 // dtype when self is integral and other is a float (literal or SymFloat).

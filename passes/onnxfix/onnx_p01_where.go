@@ -24,9 +24,9 @@ type recorded on the node).`,
 })
 
 var (
-	opWhereSelf    = ir.MustLookupOp("aten.where.self")
-	opToCopy       = ir.MustLookupOp("aten._to_copy.default")
-	opScalarTensor = ir.MustLookupOp("aten.scalar_tensor.default")
+	opWhereSelf    = ir.OpAtenWhereSelf
+	opToCopy       = ir.OpAten_ToCopy
+	opScalarTensor = ir.OpAtenScalarTensor
 )
 
 func rewriteWhere(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -36,7 +36,7 @@ scale, and GQA whose head counts are not static.`,
 })
 
 var (
-	tpOpMaskedFillS = ir.MustLookupOp("aten.masked_fill.Scalar")
+	tpOpMaskedFillS = ir.OpAtenMaskedFillScalar
 )
 
 func rewriteSDPASafe(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

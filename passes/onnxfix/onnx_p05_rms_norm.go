@@ -29,11 +29,11 @@ rms_norm node of the traced program is matched, whatever produced it.`,
 })
 
 var (
-	opFusedRMSNorm = ir.MustLookupOp("aten._fused_rms_norm.default")
-	tpOpPowScalar  = ir.MustLookupOp("aten.pow.Tensor_Scalar")
-	tpOpMeanDim    = ir.MustLookupOp("aten.mean.dim")
-	tpOpRsqrt      = ir.MustLookupOp("aten.rsqrt.default")
-	tpOpAddScalar  = ir.MustLookupOp("aten.add.Scalar")
+	opFusedRMSNorm = ir.OpAten_FusedRmsNorm
+	tpOpPowScalar  = ir.OpAtenPowTensorScalar
+	tpOpMeanDim    = ir.OpAtenMeanDim
+	tpOpRsqrt      = ir.OpAtenRsqrt
+	tpOpAddScalar  = ir.OpAtenAddScalar
 )
 
 // tpFinfoEps is torch.finfo(dt).eps for the floating dtypes.

@@ -25,8 +25,8 @@ torch.manual_seed reproducibility of the exported program is lost anyway).`,
 })
 
 var (
-	tpOpRand    = ir.MustLookupOp("aten.rand.default")
-	tpOpArgsort = ir.MustLookupOp("aten.argsort.default")
+	tpOpRand    = ir.OpAtenRand
+	tpOpArgsort = ir.OpAtenArgsort
 )
 
 func rewriteRandperm(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

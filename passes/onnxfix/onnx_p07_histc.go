@@ -25,7 +25,7 @@ the nearest float32, which can move them to a neighbouring bin.`,
 	Rewrite: rewriteHistc,
 })
 
-var tpOpHistc = ir.MustLookupOp("aten.histc.default")
+var tpOpHistc = ir.OpAtenHistc
 
 func rewriteHistc(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
 	x := n.Args[0]

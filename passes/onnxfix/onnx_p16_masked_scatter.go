@@ -29,11 +29,11 @@ unchanged.`,
 })
 
 var (
-	tpOpExpandAs    = ir.MustLookupOp("aten.expand_as.default")
-	tpOpCumsum      = ir.MustLookupOp("aten.cumsum.default")
-	tpOpClampMin    = ir.MustLookupOp("aten.clamp_min.default")
-	tpOpSubScalar   = ir.MustLookupOp("aten.sub.Scalar")
-	tpOpIndexSelect = ir.MustLookupOp("aten.index_select.default")
+	tpOpExpandAs    = ir.OpAtenExpandAs
+	tpOpCumsum      = ir.OpAtenCumsum
+	tpOpClampMin    = ir.OpAtenClampMin
+	tpOpSubScalar   = ir.OpAtenSubScalar
+	tpOpIndexSelect = ir.OpAtenIndexSelect
 )
 
 func rewriteMaskedScatter(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -29,7 +29,7 @@ Split handles them.`,
 	Rewrite: rewriteSplitSymInt,
 })
 
-var opSplitWithSizes = ir.MustLookupOp("aten.split_with_sizes.default")
+var opSplitWithSizes = ir.OpAtenSplitWithSizes
 
 func rewriteSplitSymInt(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {
 	xa := n.Arg("self")

@@ -27,9 +27,9 @@ inf + 0i). Real inputs are left alone.`,
 })
 
 var (
-	tpOpExp = ir.MustLookupOp("aten.exp.default")
-	tpOpCos = ir.MustLookupOp("aten.cos.default")
-	tpOpSin = ir.MustLookupOp("aten.sin.default")
+	tpOpExp = ir.OpAtenExp
+	tpOpCos = ir.OpAtenCos
+	tpOpSin = ir.OpAtenSin
 )
 
 func rewriteComplexExp(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -30,10 +30,10 @@ spectrum shorter than n//2 + 1 (which irfft zero-pads).`,
 })
 
 var (
-	opFFTC2R   = ir.MustLookupOp("aten._fft_c2r.default")
-	tpOpFFTC2C = ir.MustLookupOp("aten._fft_c2c.default")
-	tpOpFlip   = ir.MustLookupOp("aten.flip.default")
-	tpOpNeg    = ir.MustLookupOp("aten.neg.default")
+	opFFTC2R   = ir.OpAten_FftC2r
+	tpOpFFTC2C = ir.OpAten_FftC2c
+	tpOpFlip   = ir.OpAtenFlip
+	tpOpNeg    = ir.OpAtenNeg
 )
 
 func rewriteIrfft(n *ir.Node, b *ir.Builder, c *pm.Ctx) ([]*ir.Value, error) {

@@ -253,7 +253,7 @@ func init() {
 		if r.err != nil {
 			return r.err
 		}
-		isMax := n.Op.String() == "aten.max.dim"
+		isMax := n.Op == ir.OpAtenMaxDim
 		red, arg := "ReduceMin", "ArgMin"
 		if isMax {
 			red, arg = "ReduceMax", "ArgMax"
@@ -289,7 +289,7 @@ func init() {
 			return r.err
 		}
 		red := "ReduceMin"
-		if n.Op.String() == "aten.max.default" {
+		if n.Op == ir.OpAtenMax {
 			red = "ReduceMax"
 		}
 		xin := x

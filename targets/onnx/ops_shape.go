@@ -128,7 +128,7 @@ func init() {
 		if r.err != nil {
 			return r.err
 		}
-		if n.Op == ir.MustLookupOp("aten.stack.default") {
+		if n.Op == ir.OpAtenStack {
 			for i := range ins {
 				ins[i] = b.Tmp("Unsqueeze", []string{ins[i], b.I64s(dim)})
 			}

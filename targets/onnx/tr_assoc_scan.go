@@ -63,7 +63,7 @@ func ssmCombine(f *ir.Graph) error {
 		return fmt.Errorf("combine_fn output 0 is not a_l·a_r (aten.mul.Tensor of inputs 0 and 2)")
 	}
 	add := outs[1].Value.Def
-	if add == nil || add.Op.String() != "aten.add.Tensor" || len(add.Args) < 2 || add.Args[0].Kind != ir.ArgValue || add.Args[1].Kind != ir.ArgValue {
+	if add == nil || add.Op != ir.OpAtenAddTensor || len(add.Args) < 2 || add.Args[0].Kind != ir.ArgValue || add.Args[1].Kind != ir.ArgValue {
 		return fmt.Errorf("combine_fn output 1 is not a_r·b_l + b_r (aten.add.Tensor)")
 	}
 	x, y := add.Args[0].Value, add.Args[1].Value

@@ -181,7 +181,7 @@ func physical(t *interp.Tensor, order []uint8) (*interp.Tensor, error) {
 	if identity {
 		return t, nil
 	}
-	outs, err := interp.RunOp(ir.MustLookupOp("aten.permute.default"), []interp.Value{t, perm})
+	outs, err := interp.RunOp(ir.OpAtenPermute, []interp.Value{t, perm})
 	if err != nil {
 		return nil, fmt.Errorf("laying out in dim order %v: %w", order, err)
 	}

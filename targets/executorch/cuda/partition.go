@@ -19,8 +19,8 @@ const MetaModelClass = "export.model_class"
 
 var (
 	// OpCallDelegate is the delegate call op (shared with XNNPACK).
-	OpCallDelegate = ir.MustLookupOp("higher_order.executorch_call_delegate")
-	opToCopy       = ir.MustLookupOp("aten._to_copy.default")
+	OpCallDelegate = ir.OpHigherOrderExecutorchCallDelegate
+	opToCopy       = ir.OpAten_ToCopy
 )
 
 // hostOps are ops that never go into the partition: assertions and symbolic

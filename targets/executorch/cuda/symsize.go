@@ -26,7 +26,7 @@ import (
 //     bool) on the host, a host→device copy, and _local_scalar_dense in
 //     the region, which AOTInductor compiles as a data-dependent value.
 
-var opSymSize = ir.MustLookupOp("aten.sym_size.int")
+var opSymSize = ir.OpAtenSymSizeInt
 
 // findDim returns the first tensor of cands (and the dim) whose size at
 // that dim equals e.
@@ -83,13 +83,13 @@ func reanchorSymSizes(p *ir.Program) int {
 }
 
 var (
-	opFull             = ir.MustLookupOp("aten.full.default")
-	opLocalScalarDense = ir.MustLookupOp("aten._local_scalar_dense.default")
+	opFull             = ir.OpAtenFull
+	opLocalScalarDense = ir.OpAten_LocalScalarDense
 	symOps             = map[sym.Op]ir.Op{
-		sym.OpAdd:      ir.MustLookupOp("operator.add"),
-		sym.OpMul:      ir.MustLookupOp("operator.mul"),
-		sym.OpFloorDiv: ir.MustLookupOp("operator.floordiv"),
-		sym.OpMod:      ir.MustLookupOp("operator.mod"),
+		sym.OpAdd:      ir.OpOperatorAdd,
+		sym.OpMul:      ir.OpOperatorMul,
+		sym.OpFloorDiv: ir.OpOperatorFloordiv,
+		sym.OpMod:      ir.OpOperatorMod,
 		sym.OpMin:      ir.MustLookupOp("torch.sym_min"),
 		sym.OpMax:      ir.MustLookupOp("torch.sym_max"),
 	}

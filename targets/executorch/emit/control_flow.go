@@ -24,7 +24,7 @@ import (
 // result's storage, which makes its MoveCall a copy onto itself); the
 // emitter reads their mem metadata like any node's.
 
-var opCond = ir.MustLookupOp("higher_order.cond")
+var opCond = ir.OpHigherOrderCond
 
 // emitCond emits a higher_order.cond node inline with jumps and moves.
 func (m *method) emitCond(n *ir.Node) error {

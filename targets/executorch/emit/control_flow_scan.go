@@ -38,14 +38,14 @@ import (
 // carry input is read before the copy overwrites it.
 
 var (
-	opScan          = ir.MustLookupOp("higher_order.scan")
-	opSelectCopyOut = ir.MustLookupOp("aten.select_copy.int_out")
-	opEtCopyIndex   = ir.MustLookupOp("executorch_prim.et_copy_index.tensor")
-	opPrimLt        = ir.MustLookupOp("executorch_prim.lt.Scalar")
-	opPrimAdd       = ir.MustLookupOp("executorch_prim.add.Scalar")
-	opSymSizeInt    = ir.MustLookupOp("aten.sym_size.int")
-	opMapImpl       = ir.MustLookupOp("higher_order.map_impl")
-	opZerosOut      = ir.MustLookupOp("aten.zeros.out")
+	opScan          = ir.OpHigherOrderScan
+	opSelectCopyOut = ir.OpAtenSelectCopyIntOut
+	opEtCopyIndex   = ir.OpExecutorchPrimEtCopyIndexTensor
+	opPrimLt        = ir.OpExecutorchPrimLtScalar
+	opPrimAdd       = ir.OpExecutorchPrimAddScalar
+	opSymSizeInt    = ir.OpAtenSymSizeInt
+	opMapImpl       = ir.OpHigherOrderMapImpl
+	opZerosOut      = ir.OpAtenZerosOut
 )
 
 // emitScan emits a higher_order.scan node as a counted loop; a

@@ -37,8 +37,8 @@ import (
 // dynamically shaped carried values keep their current shape.
 
 var (
-	opWhile    = ir.MustLookupOp("higher_order.while_loop")
-	opCloneOut = ir.MustLookupOp("aten.clone.out")
+	opWhile    = ir.OpHigherOrderWhileLoop
+	opCloneOut = ir.OpAtenCloneOut
 )
 
 // emitWhile emits a higher_order.while_loop node inline with jumps and moves.

@@ -48,7 +48,7 @@ func checkKernel(info *ir.OpInfo) error {
 }
 
 // opConvolutionOut is the portable convolution kernel.
-var opConvolutionOut = ir.MustLookupOp("aten.convolution.out")
+var opConvolutionOut = ir.OpAtenConvolutionOut
 
 // checkKernelArgs refuses calls the kernel refuses at run time for their
 // operands: the portable convolution.out takes 3-D and 4-D inputs only

@@ -9,7 +9,7 @@ import (
 
 // opETView is the aliasing view replace-view-copy-with-view makes (exir's
 // memory.view).
-var opETView = ir.MustLookupOp("executorch_prim.et_view.default")
+var opETView = ir.OpExecutorchPrimEtView
 
 // emitView emits an et_view node as exir's _emit_view does. A view of static
 // shape whose storage is planned (its base's) needs no instruction: its

@@ -7,7 +7,7 @@ import (
 )
 
 // OpCallDelegate is the delegate call op every backend's partitions become.
-var OpCallDelegate = ir.MustLookupOp("higher_order.executorch_call_delegate")
+var OpCallDelegate = ir.OpHigherOrderExecutorchCallDelegate
 
 // Spec names what Outline builds for one backend.
 type Spec struct {

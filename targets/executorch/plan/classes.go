@@ -138,7 +138,7 @@ func buildClasses(p *ir.Program, opt Options) ([]*class, *layout, error) {
 				uf.union(a, r)
 			}
 			// getitem of a list result: the element exists from the list's producer on.
-			if n.Op.Info().Name == "operator.getitem" && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
+			if n.Op == ir.OpOperatorGetitem && len(n.Args) > 0 && n.Args[0].Kind == ir.ArgValue {
 				if src := n.Args[0].Value; src.Def != nil {
 					if at, ok := l.pos[src.Def]; ok {
 						defAt[r] = at

@@ -3,11 +3,11 @@ package plan
 import "github.com/fxport/fxport/ir"
 
 var (
-	opETView = ir.MustLookupOp("executorch_prim.et_view.default")
-	opCond   = ir.MustLookupOp("higher_order.cond")
-	opWhile  = ir.MustLookupOp("higher_order.while_loop")
-	opScan   = ir.MustLookupOp("higher_order.scan")
-	opMap    = ir.MustLookupOp("higher_order.map_impl")
+	opETView = ir.OpExecutorchPrimEtView
+	opCond   = ir.OpHigherOrderCond
+	opWhile  = ir.OpHigherOrderWhileLoop
+	opScan   = ir.OpHigherOrderScan
+	opMap    = ir.OpHigherOrderMapImpl
 )
 
 // ScanLoop is a counted loop over the leading dim of its xs: a

@@ -21,7 +21,7 @@ const xnnpackPadding = 64
 // submodules separately) include an XNNPACK delegate call.
 func callsXNNPACK(g *ir.Graph) bool {
 	for _, n := range g.Nodes() {
-		if n.Op.Info().Name != "higher_order.executorch_call_delegate" || len(n.Args) < 2 || n.Args[1].Kind != ir.ArgString {
+		if n.Op != ir.OpHigherOrderExecutorchCallDelegate || len(n.Args) < 2 || n.Args[1].Kind != ir.ArgString {
 			continue
 		}
 		if strings.Contains(strings.ToLower(n.Args[1].Str), "xnnpack") {

@@ -9,8 +9,8 @@ import (
 )
 
 var (
-	opCloneOut    = ir.MustLookupOp("aten.clone.out")
-	opEtCopyIndex = ir.MustLookupOp("executorch_prim.et_copy_index.tensor")
+	opCloneOut    = ir.OpAtenCloneOut
+	opEtCopyIndex = ir.OpExecutorchPrimEtCopyIndexTensor
 )
 
 // checkCopyDimOrder refuses the byte copies whose dim orders the runtime

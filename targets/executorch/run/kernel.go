@@ -237,7 +237,7 @@ func kindName(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-var opConvolutionOut = ir.MustLookupOp("aten.convolution.out")
+var opConvolutionOut = ir.OpAtenConvolutionOut
 
 // kernelRefuses reports operands a portable kernel refuses (it fails the
 // call with InvalidArgument): convolution.out takes 3-D and 4-D inputs only.

@@ -23,7 +23,7 @@ type sharedInput struct {
 	bound  []byte // the bytes bound, to see whether the method wrote them
 }
 
-var opCopyInPlace = ir.MustLookupOp("aten.copy_.default")
+var opCopyInPlace = ir.OpAtenCopy_
 
 // shareInput records that s, an unplanned tensor value, was bound to the
 // caller's t.

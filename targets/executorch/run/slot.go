@@ -51,7 +51,7 @@ func toValues(xs []int64) []interp.Value {
 
 // permute runs aten.permute on t.
 func permute(t *interp.Tensor, perm []int64) (*interp.Tensor, error) {
-	outs, err := interp.RunOp(ir.MustLookupOp("aten.permute.default"), []interp.Value{t, toValues(perm)})
+	outs, err := interp.RunOp(ir.OpAtenPermute, []interp.Value{t, toValues(perm)})
 	if err != nil {
 		return nil, err
 	}

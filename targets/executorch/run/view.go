@@ -8,7 +8,7 @@ import (
 )
 
 // opETView is ExecuTorch's aliasing view prim op (exir's memory.view).
-var opETView = ir.MustLookupOp("executorch_prim.et_view.default")
+var opETView = ir.OpExecutorchPrimEtView
 
 // etView runs executorch_prim::et_view.default(self, size, out) as the
 // runtime's kernel does: out gets the size list's shape (one -1 resolved

@@ -8,7 +8,7 @@ import (
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
 )
 
-var opXNNArgMaxPool = ir.MustLookupOp("xnnpack.argmax_pool2d.default")
+var opXNNArgMaxPool = ir.OpXnnpackArgmaxPool2d
 
 // argMaxPool runs XNNArgMaxPooling2d (NHWC, fp32; stride = pooling size, no
 // dilation) as XNNPACK computes it: the interpreter's

@@ -47,12 +47,12 @@ import (
 // reports a NaN only at window position 0, torch always.
 
 var (
-	opMaxPoolIdx  = ir.MustLookupOp("aten.max_pool2d_with_indices.default")
-	opXNNArgMax   = ir.MustLookupOp("xnnpack.argmax_pool2d.default")
-	opToDimOrder  = ir.MustLookupOp("dim_order_ops._to_dim_order_copy.default")
-	opIndexTensor = ir.MustLookupOp("aten.index.Tensor")
-	opAddTensor   = ir.MustLookupOp("aten.add.Tensor")
-	opClamp       = ir.MustLookupOp("aten.clamp.default")
+	opMaxPoolIdx  = ir.OpAtenMaxPool2dWithIndices
+	opXNNArgMax   = ir.OpXnnpackArgmaxPool2d
+	opToDimOrder  = ir.OpDimOrderOps_ToDimOrderCopy
+	opIndexTensor = ir.OpAtenIndexTensor
+	opAddTensor   = ir.OpAtenAddTensor
+	opClamp       = ir.OpAtenClamp
 
 	// multiResult lists the ops with more than one result the support rules
 	// take (supported checks the first result; the rule the others).

@@ -20,7 +20,7 @@ import (
 // delegate (checkChannelsLast): the other visitors read values as NCHW.
 
 var (
-	opCloneDimOrder = ir.MustLookupOp("dim_order_ops._clone_dim_order.default")
+	opCloneDimOrder = ir.OpDimOrderOps_CloneDimOrder
 	channelsLast    = []int{0, 2, 3, 1}
 )
 

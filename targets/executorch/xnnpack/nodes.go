@@ -37,8 +37,8 @@ var fusable = map[string]bool{
 }
 
 func isClamp(n *ir.Node) bool {
-	switch n.Op.Info().Name {
-	case "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default":
+	switch n.Op {
+	case ir.OpAtenRelu, ir.OpAtenHardtanh, ir.OpAtenClamp:
 		return true
 	}
 	return false
@@ -47,14 +47,14 @@ func isClamp(n *ir.Node) bool {
 // clampRange is the output range a relu / hardtanh / clamp enforces.
 func clampRange(n *ir.Node) *xnnfb.OutputMinMaxT {
 	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-	switch n.Op.Info().Name {
-	case "aten.relu.default":
+	switch n.Op {
+	case ir.OpAtenRelu:
 		lo = 0
-	case "aten.hardtanh.default":
+	case ir.OpAtenHardtanh:
 		a, _ := number(n.Arg("min_val"))
 		b, _ := number(n.Arg("max_val"))
 		lo, hi = float32(a), float32(b)
-	case "aten.clamp.default":
+	case ir.OpAtenClamp:
 		if a, ok := number(n.Arg("min")); ok {
 			lo = float32(a)
 		}
@@ -90,7 +90,7 @@ func (s *ser) planFusion(region *ir.Graph) {
 // linear visitor relies on.
 func (s *ser) planLinearViews(region *ir.Graph) {
 	for _, n := range region.Nodes() {
-		if n.Op != opAddmm && n.Op.Info().Name != "aten.mm.default" {
+		if n.Op != opAddmm && n.Op != ir.OpAtenMm {
 			continue
 		}
 		x := n.Args[1].Value
@@ -433,8 +433,8 @@ func allFC(v *ir.Value) bool {
 		if u.IsReturn() {
 			return false
 		}
-		switch u.Op.Info().Name {
-		case "aten.addmm.default", "aten.mm.default":
+		switch u.Op {
+		case ir.OpAtenAddmm, ir.OpAtenMm:
 			if u.Arg("mat2").Value != v {
 				return false
 			}

@@ -26,7 +26,7 @@ import (
 // permute_copy + addmm/mm, the form the fully-connected serialization and
 // the batch-norm fusion read.
 var keptWhole = map[ir.Op]bool{
-	ir.MustLookupOp("aten.hardswish.default"): true,
+	ir.OpAtenHardswish: true,
 }
 
 // OpsKeptWhole lists the ops OpsToNotDecompose may keep whole, sorted by

@@ -17,9 +17,9 @@ import (
 // dequantized result.
 
 var (
-	opAddT = ir.MustLookupOp("aten.add.Tensor")
-	opSubT = ir.MustLookupOp("aten.sub.Tensor")
-	opMulT = ir.MustLookupOp("aten.mul.Tensor")
+	opAddT = ir.OpAtenAddTensor
+	opSubT = ir.OpAtenSubTensor
+	opMulT = ir.OpAtenMulTensor
 )
 
 // qbinKinds are the XNNPACK nodes of the quantized binary ops.

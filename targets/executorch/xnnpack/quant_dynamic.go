@@ -27,13 +27,13 @@ import (
 // the fp32 bias as it is and an fp32 output.
 
 var (
-	opChooseQP    = ir.MustLookupOp("quantized_decomposed.choose_qparams.tensor")
-	opChooseQPTok = ir.MustLookupOp("quantized_decomposed.choose_qparams_per_token_asymmetric.default")
-	opQuantT      = ir.MustLookupOp("quantized_decomposed.quantize_per_tensor.tensor")
-	opDequantT    = ir.MustLookupOp("quantized_decomposed.dequantize_per_tensor.tensor")
-	opQuantTok    = ir.MustLookupOp("quantized_decomposed.quantize_per_token.default")
-	opDequantTok  = ir.MustLookupOp("quantized_decomposed.dequantize_per_token.default")
-	opDequantGrp  = ir.MustLookupOp("quantized_decomposed.dequantize_per_channel_group.default")
+	opChooseQP    = ir.OpQuantizedDecomposedChooseQparamsTensor
+	opChooseQPTok = ir.OpQuantizedDecomposedChooseQparamsPerTokenAsymmetric
+	opQuantT      = ir.OpQuantizedDecomposedQuantizePerTensorTensor
+	opDequantT    = ir.OpQuantizedDecomposedDequantizePerTensorTensor
+	opQuantTok    = ir.OpQuantizedDecomposedQuantizePerToken
+	opDequantTok  = ir.OpQuantizedDecomposedDequantizePerToken
+	opDequantGrp  = ir.OpQuantizedDecomposedDequantizePerChannelGroup
 )
 
 // xnnMinBlock is XNNPACK's XNN_MIN_BLOCKSIZE: blockwise (qb4w) group sizes

@@ -22,8 +22,8 @@ import (
 // PT2E's shared observers give it).
 
 var (
-	opMeanDim = ir.MustLookupOp("aten.mean.dim")
-	opMaxPool = ir.MustLookupOp("aten.max_pool2d.default")
+	opMeanDim = ir.OpAtenMeanDim
+	opMaxPool = ir.OpAtenMaxPool2d
 )
 
 // qpool is a matched quantized pooling pattern.

@@ -20,9 +20,9 @@ import (
 // scales s_x·s_w[c]) and XNNConvert back to fp32.
 
 var (
-	opQuant     = ir.MustLookupOp("quantized_decomposed.quantize_per_tensor.default")
-	opDequant   = ir.MustLookupOp("quantized_decomposed.dequantize_per_tensor.default")
-	opDequantCh = ir.MustLookupOp("quantized_decomposed.dequantize_per_channel.default")
+	opQuant     = ir.OpQuantizedDecomposedQuantizePerTensor
+	opDequant   = ir.OpQuantizedDecomposedDequantizePerTensor
+	opDequantCh = ir.OpQuantizedDecomposedDequantizePerChannel
 )
 
 func init() {
@@ -197,7 +197,7 @@ func isQOp(n *ir.Node) bool {
 }
 
 func isFC(n *ir.Node) bool {
-	return n.Op == opAddmm || n.Op.Info().Name == "aten.mm.default"
+	return n.Op == opAddmm || n.Op == ir.OpAtenMm
 }
 
 // checkQuant: a quantize whose every user is a supported dequantize.

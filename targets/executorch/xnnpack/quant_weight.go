@@ -4,7 +4,7 @@ import (
 	"github.com/fxport/fxport/ir"
 )
 
-var opConv = ir.MustLookupOp("aten.convolution.default")
+var opConv = ir.OpAtenConvolution
 
 // wquant is a quantized weight: a dequantize of an int8 constant, per
 // tensor (zero point 0) or per channel along axis (all zero points 0,

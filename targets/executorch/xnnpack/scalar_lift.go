@@ -47,13 +47,13 @@ var liftOps = map[string]bool{"aten.add.Tensor": true, "aten.sub.Tensor": true, 
 // tensorForms maps each .Scalar overload liftScalars rewrites to its
 // .Tensor form (whose rule and config decide whether it is lifted).
 var tensorForms = map[ir.Op]ir.Op{
-	ir.MustLookupOp("aten.add.Scalar"): ir.MustLookupOp("aten.add.Tensor"),
-	ir.MustLookupOp("aten.sub.Scalar"): ir.MustLookupOp("aten.sub.Tensor"),
-	ir.MustLookupOp("aten.mul.Scalar"): ir.MustLookupOp("aten.mul.Tensor"),
-	ir.MustLookupOp("aten.div.Scalar"): ir.MustLookupOp("aten.div.Tensor"),
+	ir.OpAtenAddScalar: ir.OpAtenAddTensor,
+	ir.OpAtenSubScalar: ir.OpAtenSubTensor,
+	ir.OpAtenMulScalar: ir.OpAtenMulTensor,
+	ir.OpAtenDivScalar: ir.OpAtenDivTensor,
 }
 
-var opToDimOrderCopy = ir.MustLookupOp("dim_order_ops._to_dim_order_copy.default")
+var opToDimOrderCopy = ir.OpDimOrderOps_ToDimOrderCopy
 
 // liftScalars rewrites the literal second operand of each liftable binary
 // op of the main graph into a lifted 0-d constant.

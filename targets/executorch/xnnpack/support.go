@@ -464,9 +464,9 @@ func ints(a ir.Arg, n int) ([]int64, bool) {
 }
 
 var (
-	opPermute = ir.MustLookupOp("aten.permute_copy.default")
-	opAddmm   = ir.MustLookupOp("aten.addmm.default")
-	opView    = ir.MustLookupOp("aten.view_copy.default")
+	opPermute = ir.OpAtenPermuteCopy
+	opAddmm   = ir.OpAtenAddmm
+	opView    = ir.OpAtenViewCopy
 	// OpCallDelegate is the node a partition becomes.
-	OpCallDelegate = ir.MustLookupOp("higher_order.executorch_call_delegate")
+	OpCallDelegate = ir.OpHigherOrderExecutorchCallDelegate
 )

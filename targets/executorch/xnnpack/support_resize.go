@@ -33,7 +33,7 @@ func checkResize(c *checker, n *ir.Node) string {
 		return "align_corners must be a literal"
 	}
 	var scales []float64
-	if n.Op.Info().Name == "aten.upsample_bilinear2d.vec" {
+	if n.Op == ir.OpAtenUpsampleBilinear2dVec {
 		if sf := n.Arg("scale_factors"); !sf.IsNone() {
 			for _, e := range sf.List {
 				f, ok := number(e)
