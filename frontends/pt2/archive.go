@@ -163,6 +163,16 @@ func (a *zipArchive) read(name string, max int64) ([]byte, error) {
 	return buf, nil
 }
 
+// withCRC gives src the CRC-32 and data span of the stored entry name so
+// that its first Open checks just that span, as archive/zip would.
+func (a *zipArchive) withCRC(src *Source, name string) *Source {
+	f := a.files[name]
+	if f == nil || f.Method != zip.Store {
+		return src
+	}
+	return src.withCRC(f.CRC32, a.data[name], int64(f.UncompressedSize64), f.Flags&0x8 != 0)
+}
+
 // stored returns the absolute offset and size of a stored entry's data.
 func (a *zipArchive) stored(name string) (off, size int64, err error) {
 	f := a.files[name]

@@ -299,7 +299,7 @@ func payloadWeights(a *zipArchive, path, root, cfg, dir string) ([]*ir.Weight, e
 			if err != nil {
 				return nil, fail(e.FQN, "payload %s%s: %v", dir, pn, err)
 			}
-			src = newSource(path, entry, 0, n, off)
+			src = a.withCRC(newSource(path, entry, 0, n, off), entry)
 			sources[pn] = src
 		}
 		tm := m.TensorMeta

@@ -2,7 +2,9 @@ package pt2
 
 import (
 	"archive/zip"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"strconv"
@@ -33,11 +35,26 @@ type Source struct {
 	mu       sync.Mutex
 	resolved bool
 	abs      int64 // absolute offset of the bytes in the archive file, once resolved
+
+	// The stored entry's CRC-32 and its data's span in the archive file,
+	// from the zip directory the reader already parsed (known when
+	// hasCRC); checkCRC then reads just that span.
+	hasCRC, descriptor bool // descriptor: a data descriptor follows the data
+	crc                uint32
+	entryAt, entrySize int64
 }
 
 // newSource returns a source whose absolute position is already known.
 func newSource(archive, entry string, offset, size, abs int64) *Source {
 	return &Source{Archive: archive, Entry: entry, Offset: offset, Len: size, resolved: true, abs: abs}
+}
+
+// withCRC records the directory's CRC-32 and the data span (at, size) of
+// the stored entry that holds s's bytes, and whether a data descriptor
+// follows the data.
+func (s *Source) withCRC(crc uint32, at, size int64, descriptor bool) *Source {
+	s.hasCRC, s.crc, s.entryAt, s.entrySize, s.descriptor = true, crc, at, size, descriptor
+	return s
 }
 
 // Size is the number of bytes Open yields.
@@ -53,7 +70,7 @@ func (s *Source) String() string {
 // CRC-32 against the zip directory: a flipped stored byte is an error
 // naming the archive and entry, never silently exported.
 func (s *Source) Open() (io.ReadCloser, error) {
-	if err := checkCRC(s.Archive, s.Entry); err != nil {
+	if err := s.checkCRC(); err != nil {
 		return nil, err
 	}
 	return s.open()
@@ -62,42 +79,100 @@ func (s *Source) Open() (io.ReadCloser, error) {
 // crcChecked caches checkCRC's answer per archive and entry.
 var crcChecked sync.Map // [2]string{archive, entry} → error (or nil)
 
-// checkCRC reads entry of the zip file at archive to its end through
-// archive/zip, which compares the CRC-32 of the bytes with the directory's.
-func checkCRC(archive, entry string) error {
-	key := [2]string{archive, entry}
+// checkCRC checks, once per archive and entry, the CRC-32 of the stored
+// entry that holds s's bytes against the zip directory's. A source made by
+// the reader knows the entry's span and CRC and reads just that span; one
+// parsed from IR text reads the archive's directory first. Either way the
+// cost is the entry's bytes, never the whole directory per weight.
+func (s *Source) checkCRC() error {
+	key := [2]string{s.Archive, s.Entry}
 	if v, ok := crcChecked.Load(key); ok {
 		err, _ := v.(error)
 		return err
 	}
-	err := func() error {
-		f, size, err := inputfile.Open(archive)
-		if err != nil {
-			return fmt.Errorf("weight source: %w", err)
-		}
-		defer f.Close()
-		zr, err := zip.NewReader(f, size)
-		if err != nil && zr == nil {
-			return fmt.Errorf("weight source %s: %w", archive, err)
-		}
-		for _, zf := range zr.File {
-			if zf.Name != entry {
-				continue
-			}
-			rc, err := zf.Open()
-			if err != nil {
-				return fmt.Errorf("weight source %s: %s: %w", archive, entry, err)
-			}
-			defer rc.Close()
-			if _, err := io.Copy(io.Discard, rc); err != nil {
-				return fmt.Errorf("weight source %s: entry %s: %w (the stored bytes are corrupt)", archive, entry, err)
-			}
-			return nil
-		}
-		return fmt.Errorf("weight source %s: no entry %q", archive, entry)
-	}()
+	var err error
+	if s.hasCRC {
+		err = checkSpanCRC(s.Archive, s.Entry, s.entryAt, s.entrySize, s.crc, s.descriptor)
+	} else {
+		err = checkCRC(s.Archive, s.Entry)
+	}
 	crcChecked.Store(key, err)
 	return err
+}
+
+// checkSpanCRC checks the size bytes at offset at of the file archive (a
+// stored zip entry's data) against the directory's CRC-32 want, with
+// archive/zip's rules: when a data descriptor follows the data its CRC
+// must equal want too; without one, a zero CRC is not checked.
+func checkSpanCRC(archive, entry string, at, size int64, want uint32, descriptor bool) error {
+	if !descriptor && want == 0 {
+		return nil
+	}
+	f, _, err := inputfile.Open(archive)
+	if err != nil {
+		return fmt.Errorf("weight source: %w", err)
+	}
+	defer f.Close()
+	corrupt := func(err error) error {
+		return fmt.Errorf("weight source %s: entry %s: %w (the stored bytes are corrupt)", archive, entry, err)
+	}
+	h := crc32.NewIEEE()
+	n, err := io.Copy(h, io.NewSectionReader(f, at, size))
+	if err != nil {
+		return fmt.Errorf("weight source %s: entry %s: %w", archive, entry, err)
+	}
+	if n != size {
+		return corrupt(io.ErrUnexpectedEOF)
+	}
+	if descriptor {
+		// The descriptor: an optional signature, the CRC-32 and two
+		// 32-bit sizes (not checked, as in archive/zip).
+		var d [16]byte
+		m, _ := f.ReadAt(d[:], at+size)
+		c, need := binary.LittleEndian.Uint32(d[:4]), 12
+		if c == 0x08074b50 {
+			c, need = binary.LittleEndian.Uint32(d[4:]), 16
+		}
+		if m < need {
+			return corrupt(io.ErrUnexpectedEOF)
+		}
+		if c != want {
+			return corrupt(zip.ErrChecksum)
+		}
+	}
+	if h.Sum32() != want {
+		return corrupt(zip.ErrChecksum)
+	}
+	return nil
+}
+
+// checkCRC reads entry of the zip file at archive to its end through
+// archive/zip, which compares the CRC-32 of the bytes with the directory's.
+func checkCRC(archive, entry string) error {
+	f, size, err := inputfile.Open(archive)
+	if err != nil {
+		return fmt.Errorf("weight source: %w", err)
+	}
+	defer f.Close()
+	zr, err := zip.NewReader(f, size)
+	if err != nil && zr == nil {
+		return fmt.Errorf("weight source %s: %w", archive, err)
+	}
+	for _, zf := range zr.File {
+		if zf.Name != entry {
+			continue
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return fmt.Errorf("weight source %s: %s: %w", archive, entry, err)
+		}
+		defer rc.Close()
+		if _, err := io.Copy(io.Discard, rc); err != nil {
+			return fmt.Errorf("weight source %s: entry %s: %w (the stored bytes are corrupt)", archive, entry, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("weight source %s: no entry %q", archive, entry)
 }
 
 func (s *Source) open() (io.ReadCloser, error) {

@@ -95,7 +95,7 @@ func readTorchSave(a *zipArchive, archivePath, outer string) ([]savedTensor, err
 			if st.numel > n || want > n || want < 0 {
 				return nil, fmt.Errorf("%s: tensor %q: storage %q has %d bytes, not the %d its %d elements need", pkl, name, st.key, n, want, st.numel)
 			}
-			src = newSource(archivePath, outer, off, want, base+off)
+			src = a.withCRC(newSource(archivePath, outer, off, want, base+off), outer)
 			sources[st.key] = src
 		}
 		w, err := viewWeight(name, st.dtype, t.size, t.stride, t.offset, "", st.numel)
