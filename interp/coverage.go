@@ -8,9 +8,9 @@ import (
 )
 
 // unsupportedWhy says why an op has no kernel yet (shown in the docs).
-var unsupportedWhy = map[string]string{
-	"higher_order.auto_functionalized_v2": "view-base bookkeeping of functionalization v2: not implemented yet",
-	"higher_order.flex_attention":         "score_mod/block_mask regions: not implemented yet",
+var unsupportedWhy = map[ir.Op]string{
+	ir.OpHigherOrderAutoFunctionalizedV2: "view-base bookkeeping of functionalization v2: not implemented yet",
+	ir.OpHigherOrderFlexAttention:        "score_mod/block_mask regions: not implemented yet",
 }
 
 // CoverageMarkdown renders the op coverage section of docs/interpreter.md.
@@ -21,7 +21,7 @@ func CoverageMarkdown() string {
 	fmt.Fprintf(&b, "%d of the %d ops of the op table run; %d do not.\n\n", len(all)-len(un), len(all), len(un))
 	b.WriteString("| unsupported op | why |\n|---|---|\n")
 	for _, op := range un {
-		why := unsupportedWhy[op.String()]
+		why := unsupportedWhy[op]
 		if why == "" {
 			why = "no kernel yet"
 		}

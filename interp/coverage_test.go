@@ -42,9 +42,9 @@ func TestCoverageDocIsFresh(t *testing.T) {
 // TestUnsupportedReasonsAreCurrent keeps unsupportedWhy free of ops that
 // have a kernel now.
 func TestUnsupportedReasonsAreCurrent(t *testing.T) {
-	for name := range unsupportedWhy {
-		if _, ok := kernelNames[name]; ok {
-			t.Errorf("%s has a kernel but is listed as unsupported", name)
+	for op := range unsupportedWhy {
+		if kernels.Has(op) {
+			t.Errorf("%s has a kernel but is listed as unsupported", op)
 		}
 	}
 }

@@ -100,12 +100,6 @@ func TestUnsupportedOpFailsLoudly(t *testing.T) {
 	wantErr(t, err, "%r (higher_order.auto_functionalized_v2)", "not supported by the interpreter")
 }
 
-func TestKernelsNameKnownOps(t *testing.T) {
-	if bad := unknownKernelNames(); len(bad) > 0 {
-		t.Fatalf("kernels registered for ops the table does not know: %v", bad)
-	}
-}
-
 func TestWeightsWithStridesAndOffset(t *testing.T) {
 	// Storage of 7 float32 values; the weight is a transposed 2x3 view at offset 1.
 	data := make([]byte, 7*4)

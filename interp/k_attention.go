@@ -10,9 +10,9 @@ import (
 // Scaled dot-product attention (torch's math path) and embedding bags.
 
 func init() {
-	register(kSDPA(false), "aten.scaled_dot_product_attention.default")
-	register(kSDPA(true), "aten._scaled_dot_product_flash_attention_for_cpu.default")
-	register(kEmbeddingBag, "aten._embedding_bag.default", "aten._embedding_bag_forward_only.default")
+	register(kSDPA(false), ir.OpAtenScaledDotProductAttention)
+	register(kSDPA(true), ir.OpAten_ScaledDotProductFlashAttentionForCpu)
+	register(kEmbeddingBag, ir.OpAten_EmbeddingBag, ir.OpAten_EmbeddingBagForwardOnly)
 }
 
 // attention computes softmax(q·kᵀ·scale + mask)·v over the last two dims,

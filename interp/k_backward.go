@@ -13,13 +13,13 @@ import (
 // pooling, normalization and embedding, computed in float64.
 
 func init() {
-	register(kConvolutionBackward, "aten.convolution_backward.default")
-	register(kEmbeddingDenseBackward, "aten.embedding_dense_backward.default")
-	register(kMaxPoolBackward, "aten.max_pool2d_with_indices_backward.default")
-	register(kAvgPoolBackward, "aten.avg_pool2d_backward.default")
-	register(kAdaptiveAvgPoolBackward, "aten._adaptive_avg_pool2d_backward.default")
-	register(kLayerNormBackward, "aten.native_layer_norm_backward.default")
-	register(kGroupNormBackward, "aten.native_group_norm_backward.default")
+	register(kConvolutionBackward, ir.OpAtenConvolutionBackward)
+	register(kEmbeddingDenseBackward, ir.OpAtenEmbeddingDenseBackward)
+	register(kMaxPoolBackward, ir.OpAtenMaxPool2dWithIndicesBackward)
+	register(kAvgPoolBackward, ir.OpAtenAvgPool2dBackward)
+	register(kAdaptiveAvgPoolBackward, ir.OpAten_AdaptiveAvgPool2dBackward)
+	register(kLayerNormBackward, ir.OpAtenNativeLayerNormBackward)
+	register(kGroupNormBackward, ir.OpAtenNativeGroupNormBackward)
 }
 
 // outputMask reads a bool[3] output_mask.

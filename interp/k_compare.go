@@ -27,17 +27,17 @@ func init() {
 			return one0(compareOp(a.t, b.t, dt, ff, fi))
 		}
 	}
-	register(cmp(func(x, y float64) bool { return x == y }, func(x, y int64) bool { return x == y }), "aten.eq.Tensor", "aten.eq.Scalar")
-	register(cmp(func(x, y float64) bool { return x != y }, func(x, y int64) bool { return x != y }), "aten.ne.Tensor", "aten.ne.Scalar")
-	register(cmp(func(x, y float64) bool { return x < y }, func(x, y int64) bool { return x < y }), "aten.lt.Tensor", "aten.lt.Scalar")
-	register(cmp(func(x, y float64) bool { return x <= y }, func(x, y int64) bool { return x <= y }), "aten.le.Tensor", "aten.le.Scalar")
-	register(cmp(func(x, y float64) bool { return x > y }, func(x, y int64) bool { return x > y }), "aten.gt.Tensor", "aten.gt.Scalar")
-	register(cmp(func(x, y float64) bool { return x >= y }, func(x, y int64) bool { return x >= y }), "aten.ge.Tensor", "aten.ge.Scalar")
+	register(cmp(func(x, y float64) bool { return x == y }, func(x, y int64) bool { return x == y }), ir.OpAtenEqTensor, ir.OpAtenEqScalar)
+	register(cmp(func(x, y float64) bool { return x != y }, func(x, y int64) bool { return x != y }), ir.OpAtenNeTensor, ir.OpAtenNeScalar)
+	register(cmp(func(x, y float64) bool { return x < y }, func(x, y int64) bool { return x < y }), ir.OpAtenLtTensor, ir.OpAtenLtScalar)
+	register(cmp(func(x, y float64) bool { return x <= y }, func(x, y int64) bool { return x <= y }), ir.OpAtenLeTensor, ir.OpAtenLeScalar)
+	register(cmp(func(x, y float64) bool { return x > y }, func(x, y int64) bool { return x > y }), ir.OpAtenGtTensor, ir.OpAtenGtScalar)
+	register(cmp(func(x, y float64) bool { return x >= y }, func(x, y int64) bool { return x >= y }), ir.OpAtenGeTensor, ir.OpAtenGeScalar)
 
-	register(kWhere("condition", "self", "other"), "aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.where.Scalar")
-	register(kWhere("pred", "a", "b"), "prims.where.default")
-	register(kClamp, "aten.clamp.default", "aten.clamp.Tensor", "aten.clamp_min.default", "aten.clamp_max.default")
-	register(kMaskedFill, "aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+	register(kWhere("condition", "self", "other"), ir.OpAtenWhereSelf, ir.OpAtenWhereScalarOther, ir.OpAtenWhereScalarSelf, ir.OpAtenWhereScalar)
+	register(kWhere("pred", "a", "b"), ir.OpPrimsWhere)
+	register(kClamp, ir.OpAtenClamp, ir.OpAtenClampTensor, ir.OpAtenClampMin, ir.OpAtenClampMax)
+	register(kMaskedFill, ir.OpAtenMaskedFillScalar, ir.OpAtenMaskedFillTensor)
 }
 
 func kWhere(cn, an, bn string) kernel {

@@ -13,12 +13,12 @@ import (
 // forward direction and GEMM + col2im for transposed convolutions.
 
 func init() {
-	register(kConvolution, "aten.convolution.default")
-	register(kConvN(false, false), "aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default")
-	register(kConvN(false, true), "aten.conv1d.padding", "aten.conv2d.padding", "aten.conv3d.padding")
-	register(kConvN(true, false), "aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input")
-	register(kIm2col, "aten.im2col.default")
-	register(kCol2im, "aten.col2im.default")
+	register(kConvolution, ir.OpAtenConvolution)
+	register(kConvN(false, false), ir.OpAtenConv1d, ir.OpAtenConv2d, ir.OpAtenConv3d)
+	register(kConvN(false, true), ir.OpAtenConv1dPadding, ir.OpAtenConv2dPadding, ir.OpAtenConv3dPadding)
+	register(kConvN(true, false), ir.OpAtenConvTranspose1d, ir.OpAtenConvTranspose2dInput, ir.OpAtenConvTranspose3dInput)
+	register(kIm2col, ir.OpAtenIm2col)
+	register(kCol2im, ir.OpAtenCol2im)
 }
 
 type convParams struct {

@@ -10,7 +10,7 @@ import (
 // its region on the operands after the backend id: what the delegate
 // computes is what the claimed nodes computed.
 func init() {
-	register(kCallDelegate, "higher_order.executorch_call_delegate")
+	register(kCallDelegate, ir.OpHigherOrderExecutorchCallDelegate)
 }
 
 func kCallDelegate(c *call) ([]Value, error) {

@@ -56,19 +56,19 @@ func (c *call) dim(name string, rank int) (int, error) {
 }
 
 func init() {
-	register(kSoftmax(false, false), "aten._softmax.default", "aten.softmax.int")
-	register(kSoftmax(true, false), "aten._log_softmax.default", "aten.log_softmax.int")
-	register(kSoftmax(false, true), "aten._safe_softmax.default")
-	register(kCumulative(false), "aten.cumsum.default")
-	register(kCumulative(true), "aten.cumprod.default")
-	register(kCumExtreme(true), "aten.cummax.default")
-	register(kCumExtreme(false), "aten.cummin.default")
-	register(kSort(false), "aten.sort.default", "aten.sort.stable")
-	register(kSort(true), "aten.argsort.default", "aten.argsort.stable")
-	register(kTopk, "aten.topk.default")
-	register(kFlip, "aten.flip.default")
-	register(kRoll, "aten.roll.default")
-	register(kGlu, "aten.glu.default")
+	register(kSoftmax(false, false), ir.OpAten_Softmax, ir.OpAtenSoftmaxInt)
+	register(kSoftmax(true, false), ir.OpAten_LogSoftmax, ir.OpAtenLogSoftmaxInt)
+	register(kSoftmax(false, true), ir.OpAten_SafeSoftmax)
+	register(kCumulative(false), ir.OpAtenCumsum)
+	register(kCumulative(true), ir.OpAtenCumprod)
+	register(kCumExtreme(true), ir.OpAtenCummax)
+	register(kCumExtreme(false), ir.OpAtenCummin)
+	register(kSort(false), ir.OpAtenSort, ir.OpAtenSortStable)
+	register(kSort(true), ir.OpAtenArgsort, ir.OpAtenArgsortStable)
+	register(kTopk, ir.OpAtenTopk)
+	register(kFlip, ir.OpAtenFlip)
+	register(kRoll, ir.OpAtenRoll)
+	register(kGlu, ir.OpAtenGlu)
 }
 
 func softmaxRow(in, out []float64, log, safe bool) {

@@ -1,6 +1,9 @@
 package interp
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/fxport/fxport/ir"
+)
 
 // ExecuTorch edge-dialect kernels the lowering passes produce that the
 // generic adapters cannot run: the memory planner's allocations and the
@@ -10,8 +13,8 @@ func init() {
 	// memory.alloc: the storage of an out variant's out tensor; its bytes are
 	// always overwritten by the op that receives it, so zeros are as good as
 	// any content.
-	register(kConstFill("size", 0), "memory.alloc.default")
-	register(kCastIntoOut, "aten._to_copy.out", "dim_order_ops._to_dim_order_copy.out")
+	register(kConstFill("size", 0), ir.OpMemoryAlloc)
+	register(kCastIntoOut, ir.OpAten_ToCopyOut, ir.OpDimOrderOps_ToDimOrderCopyOut)
 }
 
 // kCastIntoOut copies self into out, converting to out's dtype (the out

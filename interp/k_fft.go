@@ -12,13 +12,13 @@ import (
 // FFTs through gonum's fourier package (any length).
 
 func init() {
-	register(kFftC2C, "aten._fft_c2c.default")
-	register(kFftR2C, "aten._fft_r2c.default")
-	register(kFftC2R, "aten._fft_c2r.default")
-	register(kFftRfft, "aten.fft_rfft.default")
-	register(kFftIrfft, "aten.fft_irfft.default")
-	register(kComplex(false), "aten.complex.default")
-	register(kComplex(true), "aten.polar.default")
+	register(kFftC2C, ir.OpAten_FftC2c)
+	register(kFftR2C, ir.OpAten_FftR2c)
+	register(kFftC2R, ir.OpAten_FftC2r)
+	register(kFftRfft, ir.OpAtenFftRfft)
+	register(kFftIrfft, ir.OpAtenFftIrfft)
+	register(kComplex(false), ir.OpAtenComplex)
+	register(kComplex(true), ir.OpAtenPolar)
 }
 
 // dft transforms dim d of a complex128 tensor (forward or inverse,

@@ -11,9 +11,9 @@ import (
 // variable-length attention.
 
 func init() {
-	register(kGroupedMm, "aten._grouped_mm.default")
-	register(kGroupedMmFallback, "transformers.grouped_mm_fallback.default")
-	register(kVarlenAttn, "torch_attn._varlen_attn.default")
+	register(kGroupedMm, ir.OpAten_GroupedMm)
+	register(kGroupedMmFallback, ir.OpTransformersGroupedMmFallback)
+	register(kVarlenAttn, ir.OpTorchAttn_VarlenAttn)
 }
 
 // groupBounds turns cumulative end offsets into [start, end) ranges within n.

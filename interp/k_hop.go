@@ -9,14 +9,14 @@ import (
 // Higher-order ops run their region graphs.
 
 func init() {
-	register(kCond, "higher_order.cond")
-	register(kWhileLoop, "higher_order.while_loop")
-	register(kMapImpl, "higher_order.map_impl")
-	register(kScan, "higher_order.scan")
-	register(kAssociativeScan, "higher_order.associative_scan")
-	register(kWrap, "higher_order.wrap_with_set_grad_enabled", "higher_order.wrap_with_autocast", "higher_order.invoke_subgraph")
-	register(kWithEffects, "higher_order.with_effects")
-	register(kAutoFunctionalized, "higher_order.auto_functionalized")
+	register(kCond, ir.OpHigherOrderCond)
+	register(kWhileLoop, ir.OpHigherOrderWhileLoop)
+	register(kMapImpl, ir.OpHigherOrderMapImpl)
+	register(kScan, ir.OpHigherOrderScan)
+	register(kAssociativeScan, ir.OpHigherOrderAssociativeScan)
+	register(kWrap, ir.OpHigherOrderWrapWithSetGradEnabled, ir.OpHigherOrderWrapWithAutocast, ir.OpHigherOrderInvokeSubgraph)
+	register(kWithEffects, ir.OpHigherOrderWithEffects)
+	register(kAutoFunctionalized, ir.OpHigherOrderAutoFunctionalized)
 }
 
 // runRegion runs a region on inputs.

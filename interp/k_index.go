@@ -10,22 +10,22 @@ import (
 // (index/index_put), embedding, nonzero and the *_scatter ops.
 
 func init() {
-	register(kIndexSelect, "aten.index_select.default")
-	register(kGather, "aten.gather.default")
-	register(kScatter("src", ""), "aten.scatter.src")
-	register(kScatter("value", ""), "aten.scatter.value")
-	register(kScatter("src", "sum"), "aten.scatter_add.default")
-	register(kScatterReduce, "aten.scatter_reduce.two")
-	register(kIndex, "aten.index.Tensor", "aten._unsafe_index.Tensor")
-	register(kIndexPut, "aten.index_put.default", "aten._unsafe_index_put.default")
-	register(kIndexAdd(false), "aten.index_add.default")
-	register(kIndexAdd(true), "aten.index_copy.default")
-	register(kEmbedding, "aten.embedding.default")
-	register(kNonzero, "aten.nonzero.default")
-	register(kSelectScatter, "aten.select_scatter.default")
-	register(kSliceScatter, "aten.slice_scatter.default")
-	register(kDiagonalScatter, "aten.diagonal_scatter.default")
-	register(kEtCopyIndex, "executorch_prim.et_copy_index.tensor")
+	register(kIndexSelect, ir.OpAtenIndexSelect)
+	register(kGather, ir.OpAtenGather)
+	register(kScatter("src", ""), ir.OpAtenScatterSrc)
+	register(kScatter("value", ""), ir.OpAtenScatterValue)
+	register(kScatter("src", "sum"), ir.OpAtenScatterAdd)
+	register(kScatterReduce, ir.OpAtenScatterReduceTwo)
+	register(kIndex, ir.OpAtenIndexTensor, ir.OpAten_UnsafeIndexTensor)
+	register(kIndexPut, ir.OpAtenIndexPut, ir.OpAten_UnsafeIndexPut)
+	register(kIndexAdd(false), ir.OpAtenIndexAdd)
+	register(kIndexAdd(true), ir.OpAtenIndexCopy)
+	register(kEmbedding, ir.OpAtenEmbedding)
+	register(kNonzero, ir.OpAtenNonzero)
+	register(kSelectScatter, ir.OpAtenSelectScatter)
+	register(kSliceScatter, ir.OpAtenSliceScatter)
+	register(kDiagonalScatter, ir.OpAtenDiagonalScatter)
+	register(kEtCopyIndex, ir.OpExecutorchPrimEtCopyIndexTensor)
 }
 
 // wrapIndex checks an index against a dim size and wraps negatives.

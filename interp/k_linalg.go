@@ -14,17 +14,17 @@ import (
 // the dtype once); integer products use exact int64 loops.
 
 func init() {
-	register(kMm, "aten.mm.default")
-	register(kBmm, "aten.bmm.default")
-	register(kAddmm, "aten.addmm.default")
-	register(kBaddbmm, "aten.baddbmm.default")
-	register(kMatmul("self", "other"), "aten.matmul.default")
-	register(kMatmul("self", "vec"), "aten.mv.default")
-	register(kMatmul("self", "tensor"), "aten.dot.default")
-	register(kLinear, "aten.linear.default")
-	register(kEinsum, "aten.einsum.default")
-	register(kCdist, "aten._cdist_forward.default")
-	register(kPdist, "aten._pdist_forward.default")
+	register(kMm, ir.OpAtenMm)
+	register(kBmm, ir.OpAtenBmm)
+	register(kAddmm, ir.OpAtenAddmm)
+	register(kBaddbmm, ir.OpAtenBaddbmm)
+	register(kMatmul("self", "other"), ir.OpAtenMatmul)
+	register(kMatmul("self", "vec"), ir.OpAtenMv)
+	register(kMatmul("self", "tensor"), ir.OpAtenDot)
+	register(kLinear, ir.OpAtenLinear)
+	register(kEinsum, ir.OpAtenEinsum)
+	register(kCdist, ir.OpAten_CdistForward)
+	register(kPdist, ir.OpAten_PdistForward)
 }
 
 // gemmF computes C[m×n] = A[m×k] · B[k×n] (row-major).

@@ -12,16 +12,16 @@ import (
 // and resize_.
 
 func init() {
-	register(kPrelu(true), "aten.prelu.default")
-	register(kPrelu(false), "aten._prelu_kernel.default")
-	register(kBucketize, "aten.bucketize.Tensor")
-	register(kSearchsorted, "aten.searchsorted.Tensor")
-	register(kBincount, "aten.bincount.default")
-	register(kHistc, "aten.histc.default")
-	register(kUnique(true), "aten.unique_consecutive.default")
-	register(kUnique(false), "aten._unique2.default")
-	register(kFillDiagonal, "aten.fill_diagonal_.default")
-	register(kResize, "aten.resize_.default")
+	register(kPrelu(true), ir.OpAtenPrelu)
+	register(kPrelu(false), ir.OpAten_PreluKernel)
+	register(kBucketize, ir.OpAtenBucketizeTensor)
+	register(kSearchsorted, ir.OpAtenSearchsortedTensor)
+	register(kBincount, ir.OpAtenBincount)
+	register(kHistc, ir.OpAtenHistc)
+	register(kUnique(true), ir.OpAtenUniqueConsecutive)
+	register(kUnique(false), ir.OpAten_Unique2)
+	register(kFillDiagonal, ir.OpAtenFillDiagonal_)
+	register(kResize, ir.OpAtenResize_)
 }
 
 func kPrelu(channelWise bool) kernel {

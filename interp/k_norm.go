@@ -11,17 +11,17 @@ import (
 // updates), group, instance and RMS norm. Statistics are computed in float64.
 
 func init() {
-	register(kNativeLayerNorm, "aten.native_layer_norm.default")
-	register(kLayerNorm, "aten.layer_norm.default")
-	register(kRmsNorm(false), "aten.rms_norm.default")
-	register(kRmsNorm(true), "aten._fused_rms_norm.default")
-	register(kNativeGroupNorm, "aten.native_group_norm.default")
-	register(kGroupNorm, "aten.group_norm.default")
-	register(kBatchNorm, "aten._native_batch_norm_legit.default", "aten._native_batch_norm_legit.no_stats",
-		"aten._native_batch_norm_legit_no_training.default", "aten.native_batch_norm.default",
-		"aten._native_batch_norm_legit_functional.default", "aten._batch_norm_with_update.default",
-		"aten._batch_norm_no_update.default", "aten.batch_norm.default")
-	register(kInstanceNorm, "aten.instance_norm.default")
+	register(kNativeLayerNorm, ir.OpAtenNativeLayerNorm)
+	register(kLayerNorm, ir.OpAtenLayerNorm)
+	register(kRmsNorm(false), ir.OpAtenRmsNorm)
+	register(kRmsNorm(true), ir.OpAten_FusedRmsNorm)
+	register(kNativeGroupNorm, ir.OpAtenNativeGroupNorm)
+	register(kGroupNorm, ir.OpAtenGroupNorm)
+	register(kBatchNorm, ir.OpAten_NativeBatchNormLegit, ir.OpAten_NativeBatchNormLegitNoStats,
+		ir.OpAten_NativeBatchNormLegitNoTraining, ir.OpAtenNativeBatchNorm,
+		ir.OpAten_NativeBatchNormLegitFunctional, ir.OpAten_BatchNormWithUpdate,
+		ir.OpAten_BatchNormNoUpdate, ir.OpAtenBatchNorm)
+	register(kInstanceNorm, ir.OpAtenInstanceNorm)
 }
 
 // declaredStatLen is the static length result i declares when it is a
@@ -378,16 +378,16 @@ func kBatchNorm(c *call) ([]Value, error) {
 			return nil, err
 		}
 	}
-	name := c.op.String()
+	name := c.op
 	training := false
 	switch {
 	case c.has("training"):
 		if training, err = c.bool("training"); err != nil {
 			return nil, err
 		}
-	case name == "aten._batch_norm_with_update.default":
+	case name == ir.OpAten_BatchNormWithUpdate:
 		training = true
-	case name == "aten._batch_norm_no_update.default":
+	case name == ir.OpAten_BatchNormNoUpdate:
 		training = rm == nil
 	}
 	momentum, err := c.float("momentum")
@@ -420,7 +420,7 @@ func kBatchNorm(c *call) ([]Value, error) {
 		return nil, fmt.Errorf("running statistics of %d entries for %d channels", len(mean), ch)
 	}
 	out := batchNormApply(x, mean, variance, w, b, eps)
-	if name == "aten.batch_norm.default" {
+	if name == ir.OpAtenBatchNorm {
 		if training && rm != nil {
 			updateRunning(rm, rv, mean, variance, momentum, x.Numel()/ch)
 		}
@@ -429,7 +429,7 @@ func kBatchNorm(c *call) ([]Value, error) {
 	// Running-stat updates.
 	var newRm, newRv *Tensor
 	if training && rm != nil && rv != nil {
-		if name == "aten._native_batch_norm_legit_functional.default" {
+		if name == ir.OpAten_NativeBatchNormLegitFunctional {
 			newRm, newRv = rm.Clone(), rv.Clone()
 			updateRunning(newRm, newRv, mean, variance, momentum, x.Numel()/ch)
 		} else {
@@ -452,17 +452,17 @@ func kBatchNorm(c *call) ([]Value, error) {
 		statShape = []int64{ch}
 	}
 	// No-update overloads and eval mode report empty statistics.
-	if name == "aten._batch_norm_no_update.default" {
+	if name == ir.OpAten_BatchNormNoUpdate {
 		statShape, saveMean, saveRstd = []int64{0}, nil, nil
 	}
 	res := []Value{out, FromFloat64(sd1, statShape, saveMean), FromFloat64(sd2, statShape, saveRstd)}
 	switch name {
-	case "aten._native_batch_norm_legit_functional.default":
+	case ir.OpAten_NativeBatchNormLegitFunctional:
 		if newRm == nil {
 			newRm, newRv = rm.Clone(), rv.Clone()
 		}
 		res = append(res, newRm, newRv)
-	case "aten._batch_norm_with_update.default", "aten._batch_norm_no_update.default":
+	case ir.OpAten_BatchNormWithUpdate, ir.OpAten_BatchNormNoUpdate:
 		res = append(res, NewTensor(ir.Uint8, 0))
 	}
 	return res, nil

@@ -10,11 +10,11 @@ import (
 // Pooling of any spatial rank: max (with indices), average and adaptive.
 
 func init() {
-	register(kMaxPool(false), "aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default")
-	register(kMaxPool(true), "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default")
-	register(kAvgPool, "aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
-	register(kAdaptiveAvgPool, "aten.adaptive_avg_pool1d.default", "aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
-	register(kAdaptiveMaxPool, "aten.adaptive_max_pool2d.default")
+	register(kMaxPool(false), ir.OpAtenMaxPool1d, ir.OpAtenMaxPool2d, ir.OpAtenMaxPool3d)
+	register(kMaxPool(true), ir.OpAtenMaxPool2dWithIndices, ir.OpAtenMaxPool3dWithIndices)
+	register(kAvgPool, ir.OpAtenAvgPool1d, ir.OpAtenAvgPool2d, ir.OpAtenAvgPool3d)
+	register(kAdaptiveAvgPool, ir.OpAtenAdaptiveAvgPool1d, ir.OpAten_AdaptiveAvgPool2d, ir.OpAtenAdaptiveAvgPool2d, ir.OpAten_AdaptiveAvgPool3d)
+	register(kAdaptiveMaxPool, ir.OpAtenAdaptiveMaxPool2d)
 }
 
 // poolInput views x as [planes, *spatial] for nsp spatial dims; it returns

@@ -11,10 +11,10 @@ import (
 // quantize: clamp(round_half_even(x / scale) + zp, quant_min, quant_max) in
 // the integer dtype; dequantize: (q − zp) · scale in out_dtype (float32).
 func init() {
-	register(kQuantizePerTensor, "quantized_decomposed.quantize_per_tensor.default")
-	register(kDequantizePerTensor, "quantized_decomposed.dequantize_per_tensor.default")
-	register(kQuantizePerChannel, "quantized_decomposed.quantize_per_channel.default")
-	register(kDequantizePerChannel, "quantized_decomposed.dequantize_per_channel.default")
+	register(kQuantizePerTensor, ir.OpQuantizedDecomposedQuantizePerTensor)
+	register(kDequantizePerTensor, ir.OpQuantizedDecomposedDequantizePerTensor)
+	register(kQuantizePerChannel, ir.OpQuantizedDecomposedQuantizePerChannel)
+	register(kDequantizePerChannel, ir.OpQuantizedDecomposedDequantizePerChannel)
 }
 
 // quantParams holds one call's scale(s) and zero point(s); a per-channel

@@ -23,13 +23,13 @@ import (
 //   - dequantize_per_channel_group: (q − zp)·scale with one scale per row
 //     and group of group_size columns of a 2-d weight.
 func init() {
-	register(kChooseQparams, "quantized_decomposed.choose_qparams.tensor")
-	register(kQuantizePerTensorT, "quantized_decomposed.quantize_per_tensor.tensor")
-	register(kDequantizePerTensorT, "quantized_decomposed.dequantize_per_tensor.tensor")
-	register(kChooseQparamsPerToken, "quantized_decomposed.choose_qparams_per_token_asymmetric.default")
-	register(kQuantizePerToken, "quantized_decomposed.quantize_per_token.default")
-	register(kDequantizePerToken, "quantized_decomposed.dequantize_per_token.default")
-	register(kDequantizePerChannelGroup, "quantized_decomposed.dequantize_per_channel_group.default")
+	register(kChooseQparams, ir.OpQuantizedDecomposedChooseQparamsTensor)
+	register(kQuantizePerTensorT, ir.OpQuantizedDecomposedQuantizePerTensorTensor)
+	register(kDequantizePerTensorT, ir.OpQuantizedDecomposedDequantizePerTensorTensor)
+	register(kChooseQparamsPerToken, ir.OpQuantizedDecomposedChooseQparamsPerTokenAsymmetric)
+	register(kQuantizePerToken, ir.OpQuantizedDecomposedQuantizePerToken)
+	register(kDequantizePerToken, ir.OpQuantizedDecomposedDequantizePerToken)
+	register(kDequantizePerChannelGroup, ir.OpQuantizedDecomposedDequantizePerChannelGroup)
 }
 
 func toF32(x float64) float64 { return float64(float32(x)) }

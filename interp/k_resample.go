@@ -11,13 +11,13 @@ import (
 // as separable per-dim resampling, and grid_sampler_2d.
 
 func init() {
-	register(kUpsample("nearest", false), "aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec", "aten.upsample_nearest3d.vec")
-	register(kUpsample("nearest-exact", false), "aten._upsample_nearest_exact2d.vec")
-	register(kUpsample("linear", true), "aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec", "aten.upsample_trilinear3d.vec")
-	register(kUpsample("cubic", true), "aten.upsample_bicubic2d.vec")
-	register(kUpsampleScales("nearest", false), "aten.upsample_nearest2d.default")
-	register(kUpsampleScales("linear", true), "aten.upsample_bilinear2d.default")
-	register(kGridSampler, "aten.grid_sampler_2d.default")
+	register(kUpsample("nearest", false), ir.OpAtenUpsampleNearest1dVec, ir.OpAtenUpsampleNearest2dVec, ir.OpAtenUpsampleNearest3dVec)
+	register(kUpsample("nearest-exact", false), ir.OpAten_UpsampleNearestExact2dVec)
+	register(kUpsample("linear", true), ir.OpAtenUpsampleLinear1dVec, ir.OpAtenUpsampleBilinear2dVec, ir.OpAtenUpsampleTrilinear3dVec)
+	register(kUpsample("cubic", true), ir.OpAtenUpsampleBicubic2dVec)
+	register(kUpsampleScales("nearest", false), ir.OpAtenUpsampleNearest2d)
+	register(kUpsampleScales("linear", true), ir.OpAtenUpsampleBilinear2d)
+	register(kGridSampler, ir.OpAtenGridSampler2d)
 }
 
 type tap struct {

@@ -58,56 +58,56 @@ func nanMax0(x float64) float64 {
 	return math.Max(x, 0)
 }
 
-var unaryOps = map[string]unarySpec{
-	"aten.abs.default": {f: math.Abs, i: func(x int64) int64 {
+var unaryOps = map[ir.Op]unarySpec{
+	ir.OpAtenAbs: {f: math.Abs, i: func(x int64) int64 {
 		if x < 0 {
 			return -x
 		}
 		return x
 	}, sameDType: true},
-	"aten.neg.default":         {f: func(x float64) float64 { return -x }, i: func(x int64) int64 { return -x }, c: func(x complex128) complex128 { return -x }, sameDType: true, noBool: true},
-	"prims.neg.default":        {f: func(x float64) float64 { return -x }, i: func(x int64) int64 { return -x }, sameDType: true, noBool: true},
-	"aten.relu.default":        {f: nanMax0, i: func(x int64) int64 { return max(x, 0) }, sameDType: true, noBool: true},
-	"aten.ceil.default":        {f: math.Ceil, i: func(x int64) int64 { return x }, sameDType: true},
-	"aten.floor.default":       {f: math.Floor, i: func(x int64) int64 { return x }, sameDType: true},
-	"aten.round.default":       {f: math.RoundToEven, i: func(x int64) int64 { return x }, sameDType: true},
-	"aten.trunc.default":       {f: math.Trunc, i: func(x int64) int64 { return x }, sameDType: true},
-	"aten.sign.default":        {f: signF, i: signI, sameDType: true},
-	"aten.sgn.default":         {f: signF, i: signI, sameDType: true, c: sgnC},
-	"aten.frac.default":        {f: func(x float64) float64 { return x - math.Trunc(x) }, sameDType: true},
-	"aten.square.default":      {f: func(x float64) float64 { return x * x }, i: func(x int64) int64 { return x * x }, sameDType: true},
-	"aten.relu6.default":       {f: func(x float64) float64 { return hardtanh(x, 0, 6) }, i: func(x int64) int64 { return min(max(x, 0), 6) }, sameDType: true},
-	"aten.hardswish.default":   {f: func(x float64) float64 { return x * math.Min(math.Max(x+3, 0), 6) / 6 }, sameDType: true},
-	"aten.hardsigmoid.default": {f: func(x float64) float64 { return math.Min(math.Max(x+3, 0), 6) / 6 }, sameDType: true},
-	"aten.mish.default":        {f: func(x float64) float64 { return x * math.Tanh(softplus1(x)) }, sameDType: true},
-	"aten.acos.default":        {f: math.Acos, c: cmplx.Acos},
-	"aten.acosh.default":       {f: math.Acosh, c: cmplx.Acosh},
-	"aten.asin.default":        {f: math.Asin, c: cmplx.Asin},
-	"aten.asinh.default":       {f: math.Asinh, c: cmplx.Asinh},
-	"aten.atan.default":        {f: math.Atan, c: cmplx.Atan},
-	"aten.atanh.default":       {f: math.Atanh, c: cmplx.Atanh},
-	"aten.cos.default":         {f: math.Cos, c: cmplx.Cos},
-	"aten.cosh.default":        {f: math.Cosh, c: cmplx.Cosh},
-	"aten.sin.default":         {f: math.Sin, c: cmplx.Sin},
-	"aten.sinh.default":        {f: math.Sinh, c: cmplx.Sinh},
-	"aten.tan.default":         {f: math.Tan, c: cmplx.Tan},
-	"aten.tanh.default":        {f: math.Tanh, c: cmplx.Tanh},
-	"aten.erf.default":         {f: math.Erf},
-	"aten.erfinv.default":      {f: math.Erfinv},
-	"aten.exp.default":         {f: math.Exp, c: cmplx.Exp},
-	"prims.exp.default":        {f: math.Exp, c: cmplx.Exp},
-	"aten.exp2.default":        {f: math.Exp2},
-	"aten.expm1.default":       {f: math.Expm1},
-	"aten.log.default":         {f: math.Log, c: cmplx.Log},
-	"aten.log10.default":       {f: math.Log10, c: cmplx.Log10},
-	"aten.log1p.default":       {f: math.Log1p},
-	"aten.log2.default":        {f: math.Log2},
-	"aten.reciprocal.default":  {f: func(x float64) float64 { return 1 / x }, c: func(x complex128) complex128 { return 1 / x }},
-	"aten.rsqrt.default":       {f: func(x float64) float64 { return 1 / math.Sqrt(x) }, c: func(x complex128) complex128 { return 1 / cmplx.Sqrt(x) }},
-	"prims.rsqrt.default":      {f: func(x float64) float64 { return 1 / math.Sqrt(x) }},
-	"aten.sigmoid.default":     {f: sigmoid, c: func(x complex128) complex128 { return 1 / (1 + cmplx.Exp(-x)) }},
-	"aten.sqrt.default":        {f: math.Sqrt, c: cmplx.Sqrt},
-	"aten.silu.default":        {f: func(x float64) float64 { return x * sigmoid(x) }},
+	ir.OpAtenNeg:         {f: func(x float64) float64 { return -x }, i: func(x int64) int64 { return -x }, c: func(x complex128) complex128 { return -x }, sameDType: true, noBool: true},
+	ir.OpPrimsNeg:        {f: func(x float64) float64 { return -x }, i: func(x int64) int64 { return -x }, sameDType: true, noBool: true},
+	ir.OpAtenRelu:        {f: nanMax0, i: func(x int64) int64 { return max(x, 0) }, sameDType: true, noBool: true},
+	ir.OpAtenCeil:        {f: math.Ceil, i: func(x int64) int64 { return x }, sameDType: true},
+	ir.OpAtenFloor:       {f: math.Floor, i: func(x int64) int64 { return x }, sameDType: true},
+	ir.OpAtenRound:       {f: math.RoundToEven, i: func(x int64) int64 { return x }, sameDType: true},
+	ir.OpAtenTrunc:       {f: math.Trunc, i: func(x int64) int64 { return x }, sameDType: true},
+	ir.OpAtenSign:        {f: signF, i: signI, sameDType: true},
+	ir.OpAtenSgn:         {f: signF, i: signI, sameDType: true, c: sgnC},
+	ir.OpAtenFrac:        {f: func(x float64) float64 { return x - math.Trunc(x) }, sameDType: true},
+	ir.OpAtenSquare:      {f: func(x float64) float64 { return x * x }, i: func(x int64) int64 { return x * x }, sameDType: true},
+	ir.OpAtenRelu6:       {f: func(x float64) float64 { return hardtanh(x, 0, 6) }, i: func(x int64) int64 { return min(max(x, 0), 6) }, sameDType: true},
+	ir.OpAtenHardswish:   {f: func(x float64) float64 { return x * math.Min(math.Max(x+3, 0), 6) / 6 }, sameDType: true},
+	ir.OpAtenHardsigmoid: {f: func(x float64) float64 { return math.Min(math.Max(x+3, 0), 6) / 6 }, sameDType: true},
+	ir.OpAtenMish:        {f: func(x float64) float64 { return x * math.Tanh(softplus1(x)) }, sameDType: true},
+	ir.OpAtenAcos:        {f: math.Acos, c: cmplx.Acos},
+	ir.OpAtenAcosh:       {f: math.Acosh, c: cmplx.Acosh},
+	ir.OpAtenAsin:        {f: math.Asin, c: cmplx.Asin},
+	ir.OpAtenAsinh:       {f: math.Asinh, c: cmplx.Asinh},
+	ir.OpAtenAtan:        {f: math.Atan, c: cmplx.Atan},
+	ir.OpAtenAtanh:       {f: math.Atanh, c: cmplx.Atanh},
+	ir.OpAtenCos:         {f: math.Cos, c: cmplx.Cos},
+	ir.OpAtenCosh:        {f: math.Cosh, c: cmplx.Cosh},
+	ir.OpAtenSin:         {f: math.Sin, c: cmplx.Sin},
+	ir.OpAtenSinh:        {f: math.Sinh, c: cmplx.Sinh},
+	ir.OpAtenTan:         {f: math.Tan, c: cmplx.Tan},
+	ir.OpAtenTanh:        {f: math.Tanh, c: cmplx.Tanh},
+	ir.OpAtenErf:         {f: math.Erf},
+	ir.OpAtenErfinv:      {f: math.Erfinv},
+	ir.OpAtenExp:         {f: math.Exp, c: cmplx.Exp},
+	ir.OpPrimsExp:        {f: math.Exp, c: cmplx.Exp},
+	ir.OpAtenExp2:        {f: math.Exp2},
+	ir.OpAtenExpm1:       {f: math.Expm1},
+	ir.OpAtenLog:         {f: math.Log, c: cmplx.Log},
+	ir.OpAtenLog10:       {f: math.Log10, c: cmplx.Log10},
+	ir.OpAtenLog1p:       {f: math.Log1p},
+	ir.OpAtenLog2:        {f: math.Log2},
+	ir.OpAtenReciprocal:  {f: func(x float64) float64 { return 1 / x }, c: func(x complex128) complex128 { return 1 / x }},
+	ir.OpAtenRsqrt:       {f: func(x float64) float64 { return 1 / math.Sqrt(x) }, c: func(x complex128) complex128 { return 1 / cmplx.Sqrt(x) }},
+	ir.OpPrimsRsqrt:      {f: func(x float64) float64 { return 1 / math.Sqrt(x) }},
+	ir.OpAtenSigmoid:     {f: sigmoid, c: func(x complex128) complex128 { return 1 / (1 + cmplx.Exp(-x)) }},
+	ir.OpAtenSqrt:        {f: math.Sqrt, c: cmplx.Sqrt},
+	ir.OpAtenSilu:        {f: func(x float64) float64 { return x * sigmoid(x) }},
 }
 
 func sgnC(x complex128) complex128 {
@@ -129,23 +129,23 @@ func init() {
 	for name, spec := range unaryOps {
 		register(unaryKernel(spec), name)
 	}
-	register(kIsinf, "aten.isinf.default")
-	register(kIsnan, "aten.isnan.default")
-	register(kIsfinite, "aten.isfinite.default")
-	register(kLogicalNot, "aten.logical_not.default")
-	register(kBitwiseNot, "aten.bitwise_not.default")
-	register(kElu, "aten.elu.default")
-	register(kGelu, "aten.gelu.default")
-	register(kHardtanh, "aten.hardtanh.default")
-	register(kLeakyRelu, "aten.leaky_relu.default")
-	register(kSoftplus, "aten.softplus.default")
-	register(kLogit, "aten.logit.default")
-	register(kRoundDecimals, "aten.round.decimals")
-	register(kZero, "aten.zero.default")
-	register(kFillScalar, "aten.fill.Scalar")
-	register(kFillTensor, "aten.fill.Tensor")
-	register(kIdentityCopy, "aten.clone.default", "prims.clone.default", "aten.lift_fresh_copy.default", "aten.alias_copy.default", "dim_order_ops._clone_dim_order.default")
-	register(kContiguous, "aten.contiguous.default")
+	register(kIsinf, ir.OpAtenIsinf)
+	register(kIsnan, ir.OpAtenIsnan)
+	register(kIsfinite, ir.OpAtenIsfinite)
+	register(kLogicalNot, ir.OpAtenLogicalNot)
+	register(kBitwiseNot, ir.OpAtenBitwiseNot)
+	register(kElu, ir.OpAtenElu)
+	register(kGelu, ir.OpAtenGelu)
+	register(kHardtanh, ir.OpAtenHardtanh)
+	register(kLeakyRelu, ir.OpAtenLeakyRelu)
+	register(kSoftplus, ir.OpAtenSoftplus)
+	register(kLogit, ir.OpAtenLogit)
+	register(kRoundDecimals, ir.OpAtenRoundDecimals)
+	register(kZero, ir.OpAtenZero)
+	register(kFillScalar, ir.OpAtenFillScalar)
+	register(kFillTensor, ir.OpAtenFillTensor)
+	register(kIdentityCopy, ir.OpAtenClone, ir.OpPrimsClone, ir.OpAtenLiftFreshCopy, ir.OpAtenAliasCopy, ir.OpDimOrderOps_CloneDimOrder)
+	register(kContiguous, ir.OpAtenContiguous)
 }
 
 func unaryKernel(spec unarySpec) kernel {

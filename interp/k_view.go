@@ -126,7 +126,7 @@ func copied(vs []Value, err error) ([]Value, error) {
 }
 
 // viewKernel registers a view op and its copying twins.
-func viewKernel(k kernel, views []string, copies []string) {
+func viewKernel(k kernel, views []ir.Op, copies []ir.Op) {
 	register(k, views...)
 	if len(copies) > 0 {
 		register(func(c *call) ([]Value, error) { return copied(k(c)) }, copies...)
@@ -134,35 +134,35 @@ func viewKernel(k kernel, views []string, copies []string) {
 }
 
 func init() {
-	viewKernel(kView(false), []string{"aten.view.default", "executorch_prim.et_view.default"}, []string{"aten.view_copy.default"})
-	register(kView(true), "aten.reshape.default", "aten._unsafe_view.default", "prims.reshape.default")
-	viewKernel(kExpand, []string{"aten.expand.default"}, []string{"aten.expand_copy.default"})
-	register(kExpandAs, "aten.expand_as.default")
-	register(kBroadcastInDim, "prims.broadcast_in_dim.default")
-	viewKernel(kPermute("dims"), []string{"aten.permute.default"}, []string{"aten.permute_copy.default"})
-	register(kPermute("permutation"), "prims.transpose.default")
-	viewKernel(kTranspose, []string{"aten.transpose.int"}, []string{"aten.transpose_copy.int"})
-	viewKernel(kT, []string{"aten.t.default"}, []string{"aten.t_copy.default"})
-	register(kMovedim, "aten.movedim.int")
-	viewKernel(kSelect, []string{"aten.select.int"}, []string{"aten.select_copy.int"})
-	viewKernel(kSlice, []string{"aten.slice.Tensor"}, []string{"aten.slice_copy.Tensor"})
-	register(kNarrow, "aten.narrow.default")
-	viewKernel(kSqueeze("dim"), []string{"aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims"}, []string{"aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims"})
-	register(kSqueeze("dimensions"), "prims.squeeze.default")
-	viewKernel(kUnsqueeze, []string{"aten.unsqueeze.default"}, []string{"aten.unsqueeze_copy.default"})
-	register(kFlatten, "aten.flatten.using_ints")
-	register(kUnflatten, "aten.unflatten.int")
-	viewKernel(kSplit, []string{"aten.split.Tensor"}, []string{"aten.split_copy.Tensor"})
-	viewKernel(kSplitWithSizes, []string{"aten.split_with_sizes.default"}, []string{"aten.split_with_sizes_copy.default"})
-	register(kChunk, "aten.chunk.default")
-	viewKernel(kUnbind, []string{"aten.unbind.int"}, []string{"aten.unbind_copy.int"})
-	viewKernel(kDiagonal, []string{"aten.diagonal.default"}, []string{"aten.diagonal_copy.default"})
-	viewKernel(kAsStrided, []string{"aten.as_strided.default"}, []string{"aten.as_strided_copy.default"})
-	register(kAlias, "aten.alias.default", "aten.detach.default", "aten.lift_fresh.default", "prims.view_of.default")
-	register(kUnfold, "aten.unfold.default")
-	register(kViewDType, "aten.view.dtype")
-	register(kViewAsReal, "aten.view_as_real.default")
-	register(kViewAsComplex, "aten.view_as_complex.default")
+	viewKernel(kView(false), []ir.Op{ir.OpAtenView, ir.OpExecutorchPrimEtView}, []ir.Op{ir.OpAtenViewCopy})
+	register(kView(true), ir.OpAtenReshape, ir.OpAten_UnsafeView, ir.OpPrimsReshape)
+	viewKernel(kExpand, []ir.Op{ir.OpAtenExpand}, []ir.Op{ir.OpAtenExpandCopy})
+	register(kExpandAs, ir.OpAtenExpandAs)
+	register(kBroadcastInDim, ir.OpPrimsBroadcastInDim)
+	viewKernel(kPermute("dims"), []ir.Op{ir.OpAtenPermute}, []ir.Op{ir.OpAtenPermuteCopy})
+	register(kPermute("permutation"), ir.OpPrimsTranspose)
+	viewKernel(kTranspose, []ir.Op{ir.OpAtenTransposeInt}, []ir.Op{ir.OpAtenTransposeCopyInt})
+	viewKernel(kT, []ir.Op{ir.OpAtenT}, []ir.Op{ir.OpAtenTCopy})
+	register(kMovedim, ir.OpAtenMovedimInt)
+	viewKernel(kSelect, []ir.Op{ir.OpAtenSelectInt}, []ir.Op{ir.OpAtenSelectCopyInt})
+	viewKernel(kSlice, []ir.Op{ir.OpAtenSliceTensor}, []ir.Op{ir.OpAtenSliceCopyTensor})
+	register(kNarrow, ir.OpAtenNarrow)
+	viewKernel(kSqueeze("dim"), []ir.Op{ir.OpAtenSqueeze, ir.OpAtenSqueezeDim, ir.OpAtenSqueezeDims}, []ir.Op{ir.OpAtenSqueezeCopy, ir.OpAtenSqueezeCopyDim, ir.OpAtenSqueezeCopyDims})
+	register(kSqueeze("dimensions"), ir.OpPrimsSqueeze)
+	viewKernel(kUnsqueeze, []ir.Op{ir.OpAtenUnsqueeze}, []ir.Op{ir.OpAtenUnsqueezeCopy})
+	register(kFlatten, ir.OpAtenFlattenUsingInts)
+	register(kUnflatten, ir.OpAtenUnflattenInt)
+	viewKernel(kSplit, []ir.Op{ir.OpAtenSplitTensor}, []ir.Op{ir.OpAtenSplitCopyTensor})
+	viewKernel(kSplitWithSizes, []ir.Op{ir.OpAtenSplitWithSizes}, []ir.Op{ir.OpAtenSplitWithSizesCopy})
+	register(kChunk, ir.OpAtenChunk)
+	viewKernel(kUnbind, []ir.Op{ir.OpAtenUnbindInt}, []ir.Op{ir.OpAtenUnbindCopyInt})
+	viewKernel(kDiagonal, []ir.Op{ir.OpAtenDiagonal}, []ir.Op{ir.OpAtenDiagonalCopy})
+	viewKernel(kAsStrided, []ir.Op{ir.OpAtenAsStrided}, []ir.Op{ir.OpAtenAsStridedCopy})
+	register(kAlias, ir.OpAtenAlias, ir.OpAtenDetach, ir.OpAtenLiftFresh, ir.OpPrimsViewOf)
+	register(kUnfold, ir.OpAtenUnfold)
+	register(kViewDType, ir.OpAtenViewDtype)
+	register(kViewAsReal, ir.OpAtenViewAsReal)
+	register(kViewAsComplex, ir.OpAtenViewAsComplex)
 }
 
 func kView(allowCopy bool) kernel {

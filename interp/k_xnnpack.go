@@ -10,7 +10,7 @@ import (
 // it (the XNNPACK partitioner puts it in delegate regions, and the .pte
 // runner executes XNNArgMaxPooling2d with this kernel).
 func init() {
-	register(kXNNArgmaxPool2d, "xnnpack.argmax_pool2d.default")
+	register(kXNNArgmaxPool2d, ir.OpXnnpackArgmaxPool2d)
 }
 
 // kXNNArgmaxPool2d pools an [N, H, W, C] input over kh×kw windows at

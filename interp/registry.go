@@ -2,52 +2,22 @@ package interp
 
 import (
 	"fmt"
-	"sort"
-	"sync"
 
 	"github.com/fxport/fxport/ir"
 )
 
-// Kernels register by op name from the init functions of the kernel files;
-// names resolve against the op table on first use.
-var (
-	kernelNames = map[string]kernel{}
-	resolveOnce sync.Once
-	kernelTab   map[ir.Op]kernel
-	badNames    []string // registered names the op table does not know
-)
+// kernels holds the kernels, registered from the init functions of the
+// kernel files.
+var kernels = ir.NewOpTable[kernel]("interp kernels")
 
-// register adds a kernel for one or more op names.
-func register(k kernel, names ...string) {
-	for _, n := range names {
-		if _, dup := kernelNames[n]; dup {
-			panic("interp: kernel for " + n + " registered twice")
-		}
-		kernelNames[n] = k
-	}
-}
-
-func resolve() {
-	resolveOnce.Do(func() {
-		kernelTab = make(map[ir.Op]kernel, len(kernelNames))
-		for name, k := range kernelNames {
-			op, ok := ir.LookupOp(name)
-			if !ok || op.String() != name {
-				badNames = append(badNames, name)
-				continue
-			}
-			kernelTab[op] = k
-		}
-		sort.Strings(badNames)
-	})
-}
+// register adds a kernel for one or more ops.
+func register(k kernel, ops ...ir.Op) { kernels.Add(k, ops...) }
 
 // lookup returns the kernel for op, the op whose schema names its arguments
 // and the op whose semantics the kernel implements. In-place and out=
 // variants without a kernel of their own run their functional twin.
 func lookup(op ir.Op) (k kernel, schema, sem ir.Op) {
-	resolve()
-	if k, ok := kernelTab[op]; ok {
+	if k, ok := kernels.Lookup(op); ok {
 		return k, op, op
 	}
 	info := op.Info()
@@ -58,7 +28,7 @@ func lookup(op ir.Op) (k kernel, schema, sem ir.Op) {
 	if !ok {
 		return nil, op, op
 	}
-	fk, ok := kernelTab[f]
+	fk, ok := kernels.Lookup(f)
 	if !ok {
 		return nil, op, op
 	}
@@ -92,13 +62,6 @@ func Unsupported() []ir.Op {
 // Nondeterministic reports ops whose results depend on random draws; the
 // difference harness does not compare values that depend on them.
 func Nondeterministic(op ir.Op) bool { return op.Has(ir.PropRandom) }
-
-// unknownKernelNames lists kernel registrations that name no op of the
-// table (a test keeps it empty).
-func unknownKernelNames() []string {
-	resolve()
-	return badNames
-}
 
 // canCast is torch's can_cast for writing a result into an existing tensor:
 // no float into an integer, no complex into a real, nothing but bool into bool.

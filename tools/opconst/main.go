@@ -245,10 +245,10 @@ func (r *rewriter) run() {
 			return true
 		}
 		s, _ := strconv.Unquote(lit.Value)
-		if !opNameRE.MatchString(s) {
+		c, known := r.constFor(lit)
+		if !known && !opNameRE.MatchString(s) {
 			return true
 		}
-		c, known := r.constFor(lit)
 		if known && r.convert(lit, c) {
 			return true
 		}
