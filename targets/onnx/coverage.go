@@ -34,7 +34,7 @@ func CoverageMarkdown(torchCases map[ir.Op][]string) string {
 	fmt.Fprintf(&b, "### Lowered ops (%d)\n\n| op | opsets (from) | core | judged against torch (`testdata/opcases`) |\n|---|---|---|---|\n", len(ops))
 	for _, op := range ops {
 		var vs []string
-		for _, v := range table[op] {
+		for _, v := range versions(op) {
 			vs = append(vs, fmt.Sprint(v.MinOpset))
 		}
 		core := ""
@@ -44,14 +44,11 @@ func CoverageMarkdown(torchCases map[ir.Op][]string) string {
 		cases := strings.Join(torchCases[op], ", ")
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", op, strings.Join(vs, ", "), core, cases)
 	}
-	var un []ir.Op
-	for op := range unsupported {
-		un = append(un, op)
-	}
+	un := unsupported.Ops()
 	sort.Slice(un, func(i, j int) bool { return un[i].String() < un[j].String() })
 	fmt.Fprintf(&b, "\n### Not lowered (%d)\n\n| op | reason |\n|---|---|\n", len(un))
 	for _, op := range un {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", op, unsupported[op])
+		fmt.Fprintf(&b, "| `%s` | %s |\n", op, unsupportedWhy(op))
 	}
 	return b.String()
 }

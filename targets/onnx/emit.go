@@ -401,7 +401,7 @@ func checkCoverageWith(p *ir.Program, res *resolver) error {
 			}
 			if _, err := res.lookup(n.Op); err != nil {
 				why := ""
-				if _, ok := unsupported[n.Op]; !ok && len(table[n.Op]) > 0 {
+				if !unsupported.Has(n.Op) && len(versions(n.Op)) > 0 {
 					why = err.Error()
 				}
 				e.addOp(n, why)

@@ -82,10 +82,10 @@ func (e *MissingOpsError) Error() string {
 // advice says why op cannot be lowered and what the user can do.
 func (e *MissingOpsError) advice(op string) string {
 	if o, ok := ir.LookupOp(op); ok {
-		if vs := table[o]; len(vs) > 0 && vs[0].MinOpset > e.Opset {
+		if vs := versions(o); len(vs) > 0 && vs[0].MinOpset > e.Opset {
 			return fmt.Sprintf("ONNX can express it from opset %d on: export with --opset %d (or newer, up to %d).", vs[0].MinOpset, vs[0].MinOpset, MaxSupportedOpset)
 		}
-		if why, ok := unsupported[o]; ok {
+		if why, ok := unsupported.Lookup(o); ok {
 			return why
 		}
 	}

@@ -108,42 +108,42 @@ func logical(opType string) Lowering {
 }
 
 func init() {
-	for op, onnx := range map[string]string{
-		"aten.abs.default": "Abs", "aten.neg.default": "Neg", "aten.relu.default": "Relu",
-		"aten.ceil.default": "Ceil", "aten.floor.default": "Floor", "aten.round.default": "Round",
-		"aten.sign.default": "Sign", "aten.exp.default": "Exp", "aten.log.default": "Log",
-		"aten.sqrt.default": "Sqrt", "aten.sin.default": "Sin", "aten.cos.default": "Cos",
-		"aten.tan.default": "Tan", "aten.tanh.default": "Tanh", "aten.sigmoid.default": "Sigmoid",
-		"aten.erf.default": "Erf", "aten.reciprocal.default": "Reciprocal", "aten.asin.default": "Asin",
-		"aten.acos.default": "Acos", "aten.atan.default": "Atan", "aten.sinh.default": "Sinh",
-		"aten.cosh.default": "Cosh", "aten.asinh.default": "Asinh", "aten.acosh.default": "Acosh",
-		"aten.atanh.default": "Atanh", "aten.hardswish.default": "HardSwish", "aten.mish.default": "Mish",
+	for op, onnx := range map[ir.Op]string{
+		ir.OpAtenAbs: "Abs", ir.OpAtenNeg: "Neg", ir.OpAtenRelu: "Relu",
+		ir.OpAtenCeil: "Ceil", ir.OpAtenFloor: "Floor", ir.OpAtenRound: "Round",
+		ir.OpAtenSign: "Sign", ir.OpAtenExp: "Exp", ir.OpAtenLog: "Log",
+		ir.OpAtenSqrt: "Sqrt", ir.OpAtenSin: "Sin", ir.OpAtenCos: "Cos",
+		ir.OpAtenTan: "Tan", ir.OpAtenTanh: "Tanh", ir.OpAtenSigmoid: "Sigmoid",
+		ir.OpAtenErf: "Erf", ir.OpAtenReciprocal: "Reciprocal", ir.OpAtenAsin: "Asin",
+		ir.OpAtenAcos: "Acos", ir.OpAtenAtan: "Atan", ir.OpAtenSinh: "Sinh",
+		ir.OpAtenCosh: "Cosh", ir.OpAtenAsinh: "Asinh", ir.OpAtenAcosh: "Acosh",
+		ir.OpAtenAtanh: "Atanh", ir.OpAtenHardswish: "HardSwish", ir.OpAtenMish: "Mish",
 	} {
 		lower(17, unary(onnx), op)
 	}
-	lower(17, unary("HardSigmoid", AttrFloat("alpha", 1.0/6), AttrFloat("beta", 0.5)), "aten.hardsigmoid.default")
+	lower(17, unary("HardSigmoid", AttrFloat("alpha", 1.0/6), AttrFloat("beta", 0.5)), ir.OpAtenHardsigmoid)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		return b.Tmp("Reciprocal", []string{b.Tmp("Sqrt", []string{x})}), nil
-	}), "aten.rsqrt.default")
+	}), ir.OpAtenRsqrt)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		return b.Tmp("Mul", []string{x, b.Tmp("Sigmoid", []string{x})}), nil
-	}), "aten.silu.default")
+	}), ir.OpAtenSilu)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		one, err := b.Scalar(dt, 1)
 		return b.Tmp("Sub", []string{b.Tmp("Exp", []string{x}), one}), err
-	}), "aten.expm1.default")
+	}), ir.OpAtenExpm1)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		one, err := b.Scalar(dt, 1)
 		return b.Tmp("Log", []string{b.Tmp("Add", []string{x, one})}), err
-	}), "aten.log1p.default")
+	}), ir.OpAtenLog1p)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		c, err := b.Scalar(dt, 1/math.Ln2)
 		return b.Tmp("Mul", []string{b.Tmp("Log", []string{x}), c}), err
-	}), "aten.log2.default")
+	}), ir.OpAtenLog2)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		// trunc(x) = sign(x) * floor(|x|)
 		return b.Tmp("Mul", []string{b.Tmp("Sign", []string{x}), b.Tmp("Floor", []string{b.Tmp("Abs", []string{x})})}), nil
-	}), "aten.trunc.default")
+	}), ir.OpAtenTrunc)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.In("self", ir.Bool)
@@ -156,7 +156,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], out)
 		return nil
-	}, "aten.logical_not.default")
+	}, ir.OpAtenLogicalNot)
 	lower(18, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -170,7 +170,7 @@ func init() {
 			b.Emit(n.Results[0], "BitwiseNot", []string{x})
 		}
 		return nil
-	}, "aten.bitwise_not.default")
+	}, ir.OpAtenBitwiseNot)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.In("self", r.DT("self"))
@@ -179,7 +179,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "IsNaN", []string{x})
 		return nil
-	}, "aten.isnan.default")
+	}, ir.OpAtenIsnan)
 
 	// GELU: exact erf form, or the tanh approximation; Gelu from opset 20.
 	lower(17, func(b *Builder, n *ir.Node) error {
@@ -202,7 +202,7 @@ func init() {
 		half := b.Tmp("Mul", []string{x, c(0.5)})
 		b.Emit(n.Results[0], "Mul", []string{half, b.Tmp("Add", []string{inner, c(1)})})
 		return nil
-	}, "aten.gelu.default")
+	}, ir.OpAtenGelu)
 	lower(20, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.In("self", r.out(0).DType)
@@ -212,7 +212,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Gelu", []string{x}, AttrString("approximate", approx))
 		return nil
-	}, "aten.gelu.default")
+	}, ir.OpAtenGelu)
 
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
@@ -223,7 +223,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "LeakyRelu", []string{x}, AttrFloat("alpha", alpha))
 		return nil
-	}, "aten.leaky_relu.default")
+	}, ir.OpAtenLeakyRelu)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.In("self", r.out(0).DType)
@@ -236,7 +236,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Elu", []string{x}, AttrFloat("alpha", alpha))
 		return nil
-	}, "aten.elu.default")
+	}, ir.OpAtenElu)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// softplus(x) = log(1 + exp(beta x)) / beta, linear above threshold.
 		r := reader(b, n)
@@ -251,7 +251,7 @@ func init() {
 		sp := b.Tmp("Div", []string{b.Tmp("Softplus", []string{bx}), c(beta)})
 		b.Emit(n.Results[0], "Where", []string{b.Tmp("Greater", []string{bx, c(thr)}), x, sp})
 		return nil
-	}, "aten.softplus.default")
+	}, ir.OpAtenSoftplus)
 	clip := func(minName, maxName string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -273,7 +273,7 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, clip("min", "max"), "aten.clamp.default")
+	lower(17, clip("min", "max"), ir.OpAtenClamp)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// Clip takes scalar bounds only; tensor bounds are Max then Min.
 		r := reader(b, n)
@@ -290,14 +290,14 @@ func init() {
 		}
 		b.Bind(n.Results[0], y)
 		return nil
-	}, "aten.clamp.Tensor")
-	lower(17, clip("min_val", "max_val"), "aten.hardtanh.default")
+	}, ir.OpAtenClampTensor)
+	lower(17, clip("min_val", "max_val"), ir.OpAtenHardtanh)
 
-	for op, onnx := range map[string]string{
-		"aten.add.Tensor": "Add", "aten.add.Scalar": "Add", "aten.sub.Tensor": "Sub", "aten.sub.Scalar": "Sub",
-		"aten.mul.Tensor": "Mul", "aten.div.Tensor": "Div", "aten.div.Scalar": "Div",
-		"aten.maximum.default": "Max", "aten.minimum.default": "Min", "aten.atan2.default": "",
-		"aten.pow.Tensor_Tensor": "Pow", "aten.pow.Tensor_Scalar": "Pow",
+	for op, onnx := range map[ir.Op]string{
+		ir.OpAtenAddTensor: "Add", ir.OpAtenAddScalar: "Add", ir.OpAtenSubTensor: "Sub", ir.OpAtenSubScalar: "Sub",
+		ir.OpAtenMulTensor: "Mul", ir.OpAtenDivTensor: "Div", ir.OpAtenDivScalar: "Div",
+		ir.OpAtenMaximum: "Max", ir.OpAtenMinimum: "Min", ir.OpAtenAtan2: "",
+		ir.OpAtenPowTensorTensor: "Pow", ir.OpAtenPowTensorScalar: "Pow",
 	} {
 		if onnx != "" {
 			lower(17, binaryOp(onnx), op)
@@ -313,7 +313,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Pow", []string{x, y})
 		return nil
-	}, "aten.pow.Scalar")
+	}, ir.OpAtenPowScalar)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -340,7 +340,7 @@ func init() {
 			b.Bind(n.Results[0], q)
 		}
 		return nil
-	}, "aten.div.Tensor_mode", "aten.div.Scalar_mode")
+	}, ir.OpAtenDivTensorMode, ir.OpAtenDivScalarMode)
 	rem := func(fmod bool) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -368,20 +368,20 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, rem(false), "aten.remainder.Tensor", "aten.remainder.Scalar")
-	lower(17, rem(true), "aten.fmod.Tensor", "aten.fmod.Scalar")
+	lower(17, rem(false), ir.OpAtenRemainderTensor, ir.OpAtenRemainderScalar)
+	lower(17, rem(true), ir.OpAtenFmodTensor, ir.OpAtenFmodScalar)
 
-	for op, onnx := range map[string]string{
-		"aten.eq.Tensor": "Equal", "aten.eq.Scalar": "Equal", "aten.lt.Tensor": "Less", "aten.lt.Scalar": "Less",
-		"aten.le.Tensor": "LessOrEqual", "aten.le.Scalar": "LessOrEqual", "aten.gt.Tensor": "Greater",
-		"aten.gt.Scalar": "Greater", "aten.ge.Tensor": "GreaterOrEqual", "aten.ge.Scalar": "GreaterOrEqual",
+	for op, onnx := range map[ir.Op]string{
+		ir.OpAtenEqTensor: "Equal", ir.OpAtenEqScalar: "Equal", ir.OpAtenLtTensor: "Less", ir.OpAtenLtScalar: "Less",
+		ir.OpAtenLeTensor: "LessOrEqual", ir.OpAtenLeScalar: "LessOrEqual", ir.OpAtenGtTensor: "Greater",
+		ir.OpAtenGtScalar: "Greater", ir.OpAtenGeTensor: "GreaterOrEqual", ir.OpAtenGeScalar: "GreaterOrEqual",
 	} {
 		lower(17, compare(onnx, false), op)
 	}
-	lower(17, compare("Equal", true), "aten.ne.Tensor", "aten.ne.Scalar")
-	lower(17, logical("And"), "aten.logical_and.default")
-	lower(17, logical("Or"), "aten.logical_or.default")
-	lower(17, logical("Xor"), "aten.logical_xor.default")
+	lower(17, compare("Equal", true), ir.OpAtenNeTensor, ir.OpAtenNeScalar)
+	lower(17, logical("And"), ir.OpAtenLogicalAnd)
+	lower(17, logical("Or"), ir.OpAtenLogicalOr)
+	lower(17, logical("Xor"), ir.OpAtenLogicalXor)
 	bitwise := func(boolOp, intOp string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -398,8 +398,8 @@ func init() {
 			return nil
 		}
 	}
-	lower(18, bitwise("And", "BitwiseAnd"), "aten.bitwise_and.Tensor")
-	lower(18, bitwise("Or", "BitwiseOr"), "aten.bitwise_or.Tensor")
+	lower(18, bitwise("And", "BitwiseAnd"), ir.OpAtenBitwiseAndTensor)
+	lower(18, bitwise("Or", "BitwiseOr"), ir.OpAtenBitwiseOrTensor)
 
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
@@ -416,5 +416,5 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Where", []string{c, x, y})
 		return nil
-	}, "aten.where.self")
+	}, ir.OpAtenWhereSelf)
 }

@@ -43,10 +43,10 @@ func fillLike(val float64, valArg string) Lowering {
 }
 
 func init() {
-	lower(17, fillLike(0, ""), "aten.zeros_like.default", "aten.zeros.default", "aten.new_zeros.default",
-		"aten.empty.memory_format", "aten.empty_like.default", "aten.new_empty.default")
-	lower(17, fillLike(1, ""), "aten.ones_like.default", "aten.ones.default", "aten.new_ones.default")
-	lower(17, fillLike(0, "fill_value"), "aten.full.default", "aten.full_like.default", "aten.new_full.default")
+	lower(17, fillLike(0, ""), ir.OpAtenZerosLike, ir.OpAtenZeros, ir.OpAtenNewZeros,
+		ir.OpAtenEmptyMemoryFormat, ir.OpAtenEmptyLike, ir.OpAtenNewEmpty)
+	lower(17, fillLike(1, ""), ir.OpAtenOnesLike, ir.OpAtenOnes, ir.OpAtenNewOnes)
+	lower(17, fillLike(0, "fill_value"), ir.OpAtenFull, ir.OpAtenFullLike, ir.OpAtenNewFull)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		s, err := b.Scalar(r.out(0).DType, r.Float("s"))
@@ -58,7 +58,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], s)
 		return nil
-	}, "aten.scalar_tensor.default")
+	}, ir.OpAtenScalarTensor)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -82,7 +82,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Range", []string{s, e, st})
 		return nil
-	}, "aten.arange.default", "aten.arange.start", "aten.arange.start_step")
+	}, ir.OpAtenArange, ir.OpAtenArangeStart, ir.OpAtenArangeStartStep)
 	tri := func(upper int64) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -95,6 +95,6 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, tri(0), "aten.tril.default")
-	lower(17, tri(1), "aten.triu.default")
+	lower(17, tri(0), ir.OpAtenTril)
+	lower(17, tri(1), ir.OpAtenTriu)
 }

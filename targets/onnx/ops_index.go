@@ -16,7 +16,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "GatherElements", []string{x, idx}, AttrInt("axis", dim))
 		return nil
-	}, "aten.gather.default")
+	}, ir.OpAtenGather)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x, idx := r.T("self"), r.T("index")
@@ -26,7 +26,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Gather", []string{x, idx}, AttrInt("axis", dim))
 		return nil
-	}, "aten.index_select.default")
+	}, ir.OpAtenIndexSelect)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -45,7 +45,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "ScatterElements", []string{x, idx, src}, AttrInt("axis", dim))
 		return nil
-	}, "aten.scatter.src", "aten.scatter.value")
+	}, ir.OpAtenScatterSrc, ir.OpAtenScatterValue)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// index.Tensor with one non-None index tensor: Gather on that axis.
 		r := reader(b, n)
@@ -76,7 +76,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Gather", []string{x, which}, AttrInt("axis", int64(axis)))
 		return nil
-	}, "aten.index.Tensor")
+	}, ir.OpAtenIndexTensor)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// topk: TopK always sorted=1 (ONNX-IR01).
 		r := reader(b, n)
@@ -92,7 +92,7 @@ func init() {
 		}
 		b.EmitN(n.Results, "TopK", []string{x, k}, AttrInt("axis", dim), AttrInt("largest", largest), AttrInt("sorted", 1))
 		return nil
-	}, "aten.topk.default")
+	}, ir.OpAtenTopk)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// sort: TopK over the whole dim (sorted=1, ties by lower index).
 		r := reader(b, n)
@@ -111,7 +111,7 @@ func init() {
 		}
 		b.EmitN(n.Results, "TopK", []string{x, k}, AttrInt("axis", dim), AttrInt("largest", largest), AttrInt("sorted", 1))
 		return nil
-	}, "aten.sort.default")
+	}, ir.OpAtenSort)
 	translation("ONNX-TR09", "translate-masked-fill",
 		"masked_fill with Or/And for bool tensors\n\nWhere(mask, value, self); a bool self lowers to (mask ∧ value) ∨ (¬mask ∧ self) because ORT's CPU EP has no bool Where.",
 		func(b *Builder, n *ir.Node) error {
@@ -130,7 +130,7 @@ func init() {
 			}
 			b.Emit(n.Results[0], "Where", []string{m, v, x})
 			return nil
-		}, "aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+		}, ir.OpAtenMaskedFillScalar, ir.OpAtenMaskedFillTensor)
 }
 
 func init() {
@@ -180,7 +180,7 @@ func init() {
 		flat := b.Tmp("Reshape", []string{x, b.I64s(-1)})
 		b.Emit(n.Results[0], "Gather", []string{flat, ic}, AttrInt("axis", 0))
 		return nil
-	}, "aten.as_strided.default")
+	}, ir.OpAtenAsStrided)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// index_copy: move dim to the front, ScatterND rows, move it back.
 		r := reader(b, n)
@@ -209,7 +209,7 @@ func init() {
 		y := b.Tmp("ScatterND", []string{x, ui, src})
 		b.Emit(n.Results[0], "Transpose", []string{y}, AttrInts("perm", perm...))
 		return nil
-	}, "aten.index_copy.default")
+	}, ir.OpAtenIndexCopy)
 }
 
 // indexMulti lowers index.Tensor with several integer index tensors (torch

@@ -61,7 +61,7 @@ func init() {
 		src = b.srcLikeIndex(r, src)
 		b.Emit(n.Results[0], "ScatterElements", []string{x, idx, src}, AttrInt("axis", dim), AttrString("reduction", "add"))
 		return r.err
-	}, "aten.scatter_add.default")
+	}, ir.OpAtenScatterAdd)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// scatter_reduce.two: ScatterElements with the reduction (max/min
 		// from opset 18); include_self=False first overwrites the scattered
@@ -118,7 +118,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], out)
 		return nil
-	}, "aten.scatter_reduce.two")
+	}, ir.OpAtenScatterReduceTwo)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// select_scatter: src (unsqueezed at dim) overwrites row index.
 		r := reader(b, n)
@@ -143,7 +143,7 @@ func init() {
 		pos := b.Tmp("Expand", []string{b.I64(index), idxShape})
 		b.Emit(n.Results[0], "ScatterElements", []string{x, pos, u}, AttrInt("axis", dim))
 		return nil
-	}, "aten.select_scatter.default")
+	}, ir.OpAtenSelectScatter)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// slice_scatter: ScatterElements at start + k·step along dim.
 		r := reader(b, n)
@@ -188,7 +188,7 @@ func init() {
 		full := b.Tmp("Expand", []string{idx, b.Tmp("Shape", []string{src})})
 		b.Emit(n.Results[0], "ScatterElements", []string{x, full, src}, AttrInt("axis", dim))
 		return nil
-	}, "aten.slice_scatter.default")
+	}, ir.OpAtenSliceScatter)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// repeat: Tile, after unsqueezing leading dims when repeats is longer.
 		r := reader(b, n)
@@ -215,7 +215,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Tile", []string{x, rs})
 		return nil
-	}, "aten.repeat.default")
+	}, ir.OpAtenRepeat)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// unbind: Split into pieces of 1, each squeezed.
 		r := reader(b, n)
@@ -237,7 +237,7 @@ func init() {
 			}
 		}
 		return nil
-	}, "aten.unbind.int", "aten.unbind_copy.int")
+	}, ir.OpAtenUnbindInt, ir.OpAtenUnbindCopyInt)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// diagonal: dim1, dim2 moved last, flattened, the diagonal gathered.
 		r := reader(b, n)
@@ -285,7 +285,7 @@ func init() {
 		flat := b.Tmp("Reshape", []string{t, b.I64s(append(lead, n1*n2)...)})
 		b.Emit(n.Results[0], "Gather", []string{flat, b.I64s(idx...)}, AttrInt("axis", int64(rank-2)))
 		return nil
-	}, "aten.diagonal.default", "aten.diagonal_copy.default")
+	}, ir.OpAtenDiagonal, ir.OpAtenDiagonalCopy)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// nonzero: NonZero gives [rank, count]; torch gives [count, rank].
 		r := reader(b, n)
@@ -295,7 +295,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Transpose", []string{b.Tmp("NonZero", []string{x})}, AttrInts("perm", 1, 0))
 		return nil
-	}, "aten.nonzero.default")
+	}, ir.OpAtenNonzero)
 }
 
 // FloorDivIntTyped is floor division of integer tensors of any integer dtype.
@@ -319,7 +319,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Size", []string{x})
 		return nil
-	}, "aten.sym_numel.default")
+	}, ir.OpAtenSymNumel)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// sym_stride.int of a contiguous tensor: the product of the later dims
 		// (functionalized programs hold contiguous values).
@@ -338,12 +338,12 @@ func init() {
 		p := b.reduceOver("ReduceProd", later, []int64{0}, false)
 		b.Bind(n.Results[0], p)
 		return nil
-	}, "aten.sym_stride.int")
+	}, ir.OpAtenSymStrideInt)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// sym_storage_offset of a functional value: 0.
 		b.Bind(n.Results[0], b.I64(0))
 		return nil
-	}, "aten.sym_storage_offset.default")
+	}, ir.OpAtenSymStorageOffset)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// copy(self, src): src cast to self's dtype, broadcast to its shape.
 		r := reader(b, n)
@@ -354,7 +354,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Expand", []string{src, b.Tmp("Shape", []string{x})})
 		return nil
-	}, "aten.copy.default")
+	}, ir.OpAtenCopy)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// fill: the value broadcast to self's shape.
 		r := reader(b, n)
@@ -365,7 +365,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Expand", []string{v, b.Tmp("Shape", []string{x})})
 		return nil
-	}, "aten.fill.Scalar", "aten.fill.Tensor")
+	}, ir.OpAtenFillScalar, ir.OpAtenFillTensor)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// empty_strided: uninitialized memory in torch; zeros here.
 		r := reader(b, n)
@@ -376,5 +376,5 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Expand", []string{b.zeroOf(dt), shape})
 		return r.err
-	}, "aten.empty_strided.default")
+	}, ir.OpAtenEmptyStrided)
 }

@@ -130,24 +130,24 @@ func init() {
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		c, err := b.Scalar(dt, 1/math.Ln10)
 		return b.Tmp("Mul", []string{b.Tmp("Log", []string{x}), c}), err
-	}), "aten.log10.default")
+	}), ir.OpAtenLog10)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		two, err := b.Scalar(dt, 2)
 		return b.Tmp("Pow", []string{two, x}), err
-	}), "aten.exp2.default")
+	}), ir.OpAtenExp2)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		return b.Tmp("Mul", []string{x, x}), nil
-	}), "aten.square.default")
+	}), ir.OpAtenSquare)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		// frac(x) = x − trunc(x)
 		t := b.Tmp("Mul", []string{b.Tmp("Sign", []string{x}), b.Tmp("Floor", []string{b.Tmp("Abs", []string{x})})})
 		return b.Tmp("Sub", []string{x, t}), nil
-	}), "aten.frac.default")
-	lower(17, unary("Sign"), "aten.sgn.default")
+	}), ir.OpAtenFrac)
+	lower(17, unary("Sign"), ir.OpAtenSgn)
 	lower(17, unaryChain(func(b *Builder, x string, dt ir.DType) (string, error) {
 		six, err := b.Scalar(dt, 6)
 		return b.Tmp("Clip", []string{x, b.zeroOf(dt), six}), err
-	}), "aten.relu6.default")
+	}), ir.OpAtenRelu6)
 	pred := func(f func(b *Builder, x string, dt ir.DType) string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -169,13 +169,13 @@ func init() {
 			return allFalse(b, x)
 		}
 		return b.Tmp("IsInf", []string{x})
-	}), "aten.isinf.default")
+	}), ir.OpAtenIsinf)
 	lower(17, pred(func(b *Builder, x string, dt ir.DType) string {
 		if !dt.IsFloat() {
 			return b.Tmp("Not", []string{allFalse(b, x)})
 		}
 		return b.Tmp("Not", []string{b.Tmp("Or", []string{b.Tmp("IsInf", []string{x}), b.Tmp("IsNaN", []string{x})})})
-	}), "aten.isfinite.default")
+	}), ir.OpAtenIsfinite)
 
 	// atan2(y, x): atan(y/x) moved into the quadrant of (x, y); 0 at the origin.
 	lower(17, func(b *Builder, n *ir.Node) error {
@@ -193,7 +193,7 @@ func init() {
 		origin := b.Tmp("And", []string{b.Tmp("Equal", []string{x, c(0)}), b.Tmp("Equal", []string{y, c(0)})})
 		b.Emit(n.Results[0], "Where", []string{origin, c(0), q})
 		return nil
-	}, "aten.atan2.default")
+	}, ir.OpAtenAtan2)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// hypot(x, y) = sqrt(x² + y²)
 		r := reader(b, n)
@@ -204,9 +204,9 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Sqrt", []string{b.Tmp("Add", []string{b.Tmp("Mul", []string{x, x}), b.Tmp("Mul", []string{y, y})})})
 		return nil
-	}, "aten.hypot.default")
-	lower(17, binaryOp("Max"), "aten.max.other")
-	lower(17, binaryOp("Min"), "aten.min.other")
+	}, ir.OpAtenHypot)
+	lower(17, binaryOp("Max"), ir.OpAtenMaxOther)
+	lower(17, binaryOp("Min"), ir.OpAtenMinOther)
 	bound := func(opType, arg string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -219,8 +219,8 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, bound("Max", "min"), "aten.clamp_min.default")
-	lower(17, bound("Min", "max"), "aten.clamp_max.default")
+	lower(17, bound("Max", "min"), ir.OpAtenClampMin)
+	lower(17, bound("Min", "max"), ir.OpAtenClampMax)
 	bitwise := func(boolOp, intOp string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -237,9 +237,9 @@ func init() {
 			return nil
 		}
 	}
-	lower(18, bitwise("And", "BitwiseAnd"), "aten.bitwise_and.Scalar")
-	lower(18, bitwise("Or", "BitwiseOr"), "aten.bitwise_or.Scalar")
-	lower(18, bitwise("Xor", "BitwiseXor"), "aten.bitwise_xor.Tensor", "aten.bitwise_xor.Scalar")
+	lower(18, bitwise("And", "BitwiseAnd"), ir.OpAtenBitwiseAndScalar)
+	lower(18, bitwise("Or", "BitwiseOr"), ir.OpAtenBitwiseOrScalar)
+	lower(18, bitwise("Xor", "BitwiseXor"), ir.OpAtenBitwiseXorTensor, ir.OpAtenBitwiseXorScalar)
 
 	// Reductions.
 	lower(17, func(b *Builder, n *ir.Node) error {
@@ -278,7 +278,7 @@ func init() {
 		b.Bind(n.Results[0], v)
 		b.Emit(n.Results[1], arg, []string{xin}, AttrInt("axis", dim), AttrInt("keepdims", k), AttrInt("select_last_index", 0))
 		return nil
-	}, "aten.max.dim", "aten.min.dim")
+	}, ir.OpAtenMaxDim, ir.OpAtenMinDim)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// max.default / min.default: every element.
 		r := reader(b, n)
@@ -302,7 +302,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], v)
 		return nil
-	}, "aten.max.default", "aten.min.default")
+	}, ir.OpAtenMax, ir.OpAtenMin)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// prod: ReduceProd in the result dtype.
 		r := reader(b, n)
@@ -320,7 +320,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], b.reduceOver("ReduceProd", x, axes, keep))
 		return nil
-	}, "aten.prod.default", "aten.prod.dim_int")
+	}, ir.OpAtenProd, ir.OpAtenProdDimInt)
 	anyAll := func(all bool) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			// any: count of nonzero > 0; all: count of zeros == 0 (empty
@@ -351,8 +351,8 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, anyAll(false), "aten.any.default", "aten.any.dim", "aten.any.dims")
-	lower(17, anyAll(true), "aten.all.default", "aten.all.dim", "aten.all.dims")
+	lower(17, anyAll(false), ir.OpAtenAny, ir.OpAtenAnyDim, ir.OpAtenAnyDims)
+	lower(17, anyAll(true), ir.OpAtenAll, ir.OpAtenAllDim, ir.OpAtenAllDims)
 	variance := func(std, withMean bool) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -383,9 +383,9 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, variance(false, false), "aten.var.correction", "aten.var.dim", "aten.var.default")
-	lower(17, variance(true, false), "aten.std.correction", "aten.std.dim", "aten.std.default")
-	lower(17, variance(false, true), "aten.var_mean.correction")
+	lower(17, variance(false, false), ir.OpAtenVarCorrection, ir.OpAtenVarDim, ir.OpAtenVar)
+	lower(17, variance(true, false), ir.OpAtenStdCorrection, ir.OpAtenStdDim, ir.OpAtenStd)
+	lower(17, variance(false, true), ir.OpAtenVarMeanCorrection)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -398,8 +398,8 @@ func init() {
 		}
 		b.Bind(n.Results[0], b.reduceOver("ReduceLogSumExp", x, axes, keep))
 		return nil
-	}, "aten.logsumexp.default")
-	lower(17, lowerBetaAlphaMatMul("batch1", "batch2"), "aten.baddbmm.default")
+	}, ir.OpAtenLogsumexp)
+	lower(17, lowerBetaAlphaMatMul("batch1", "batch2"), ir.OpAtenBaddbmm)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -409,7 +409,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "MatMul", []string{x, y})
 		return nil
-	}, "aten.mv.default")
+	}, ir.OpAtenMv)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -419,7 +419,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "MatMul", []string{x, y})
 		return nil
-	}, "aten.dot.default")
+	}, ir.OpAtenDot)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// _cdist_forward: ‖x1_i − x2_j‖_p over the last dim, by broadcasting.
 		r := reader(b, n)
@@ -436,7 +436,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], out)
 		return nil
-	}, "aten._cdist_forward.default")
+	}, ir.OpAten_CdistForward)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// _pdist_forward: the upper triangle (i < j, row major) of the
 		// pairwise distance matrix.
@@ -466,7 +466,7 @@ func init() {
 		flat := b.Tmp("Reshape", []string{full, b.I64s(-1)})
 		b.Emit(n.Results[0], "Gather", []string{flat, b.I64s(idx...)}, AttrInt("axis", 0))
 		return nil
-	}, "aten._pdist_forward.default")
+	}, ir.OpAten_PdistForward)
 }
 
 // pNorm is the p-norm of d over its last dim: p = 0 counts nonzeros, p = inf

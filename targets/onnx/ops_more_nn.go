@@ -233,19 +233,19 @@ func b2i(v bool) int64 {
 }
 
 func init() {
-	lower(17, padLowering("constant", "pad"), "aten.constant_pad_nd.default")
-	lower(17, padLowering("reflect", "padding"), "aten.reflection_pad1d.default", "aten.reflection_pad2d.default", "aten.reflection_pad3d.default")
-	lower(17, padLowering("replicate", "padding"), "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default")
-	lower(17, padLowering("", "pad"), "aten.pad.default")
+	lower(17, padLowering("constant", "pad"), ir.OpAtenConstantPadNd)
+	lower(17, padLowering("reflect", "padding"), ir.OpAtenReflectionPad1d, ir.OpAtenReflectionPad2d, ir.OpAtenReflectionPad3d)
+	lower(17, padLowering("replicate", "padding"), ir.OpAtenReplicationPad1d, ir.OpAtenReplicationPad2d, ir.OpAtenReplicationPad3d)
+	lower(17, padLowering("", "pad"), ir.OpAtenPad)
 
-	lower(17, resizeLowering("linear", true), "aten.upsample_bilinear2d.vec", "aten.upsample_linear1d.vec", "aten.upsample_trilinear3d.vec")
-	lower(17, resizeLowering("linear", false), "aten.upsample_bilinear2d.default", "aten.upsample_linear1d.default", "aten.upsample_trilinear3d.default")
-	lower(17, resizeLowering("cubic", true), "aten.upsample_bicubic2d.vec")
-	lower(17, resizeLowering("cubic", false), "aten.upsample_bicubic2d.default")
-	lower(17, resizeLowering("nearest", true), "aten.upsample_nearest2d.vec", "aten.upsample_nearest1d.vec", "aten.upsample_nearest3d.vec")
-	lower(17, resizeLowering("nearest", false), "aten.upsample_nearest2d.default", "aten.upsample_nearest1d.default", "aten.upsample_nearest3d.default")
-	lower(17, resizeLowering("nearest-exact", true), "aten._upsample_nearest_exact2d.vec")
-	lower(17, resizeLowering("nearest-exact", false), "aten._upsample_nearest_exact2d.default")
+	lower(17, resizeLowering("linear", true), ir.OpAtenUpsampleBilinear2dVec, ir.OpAtenUpsampleLinear1dVec, ir.OpAtenUpsampleTrilinear3dVec)
+	lower(17, resizeLowering("linear", false), ir.OpAtenUpsampleBilinear2d, ir.OpAtenUpsampleLinear1d, ir.OpAtenUpsampleTrilinear3d)
+	lower(17, resizeLowering("cubic", true), ir.OpAtenUpsampleBicubic2dVec)
+	lower(17, resizeLowering("cubic", false), ir.OpAtenUpsampleBicubic2d)
+	lower(17, resizeLowering("nearest", true), ir.OpAtenUpsampleNearest2dVec, ir.OpAtenUpsampleNearest1dVec, ir.OpAtenUpsampleNearest3dVec)
+	lower(17, resizeLowering("nearest", false), ir.OpAtenUpsampleNearest2d, ir.OpAtenUpsampleNearest1d, ir.OpAtenUpsampleNearest3d)
+	lower(17, resizeLowering("nearest-exact", true), ir.OpAten_UpsampleNearestExact2dVec)
+	lower(17, resizeLowering("nearest-exact", false), ir.OpAten_UpsampleNearestExact2d)
 
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// grid_sampler_2d → GridSample (mode names changed at opset 20).
@@ -267,7 +267,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "GridSample", []string{x, g}, AttrString("mode", modes[im]), AttrString("padding_mode", pads[pm]), AttrInt("align_corners", b2i(ac)))
 		return nil
-	}, "aten.grid_sampler_2d.default")
+	}, ir.OpAtenGridSampler2d)
 
 	// Average pooling of any rank; divisor_override divides the window sum.
 	lower(17, func(b *Builder, n *ir.Node) error {
@@ -312,7 +312,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Mul", []string{b.Tmp("AveragePool", []string{x}, attrs...), s})
 		return nil
-	}, "aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
+	}, ir.OpAtenAvgPool1d, ir.OpAtenAvgPool2d, ir.OpAtenAvgPool3d)
 
 	// Max pooling of any rank, with torch's indices: ONNX flattens the
 	// whole tensor, torch each (n, c) plane, so indices are taken modulo
@@ -351,8 +351,8 @@ func init() {
 		b.Bind(n.Results[0], outs[0])
 		b.Emit(n.Results[1], "Mod", []string{outs[1], b.I64(plane)})
 		return nil
-	}, "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default", "aten.max_pool1d_with_indices.default", "aten.max_pool1d.default",
-		"aten.max_pool2d.default", "aten.max_pool3d.default")
+	}, ir.OpAtenMaxPool2dWithIndices, ir.OpAtenMaxPool3dWithIndices, ir.OpAtenMaxPool1dWithIndices, ir.OpAtenMaxPool1d,
+		ir.OpAtenMaxPool2d, ir.OpAtenMaxPool3d)
 
 	// Adaptive average pooling: even windows are AveragePool; uneven ones
 	// (torch's windows [⌊i·in/out⌋, ⌈(i+1)·in/out⌉)) are a MatMul with the
@@ -436,7 +436,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], y)
 		return nil
-	}, "aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
+	}, ir.OpAtenAdaptiveAvgPool1d, ir.OpAtenAdaptiveAvgPool2d, ir.OpAten_AdaptiveAvgPool2d, ir.OpAten_AdaptiveAvgPool3d)
 
 }
 
@@ -563,7 +563,7 @@ func init() {
 			b.Bind(n.Results[4], rvar)
 		}
 		return r.err
-	}, "aten._native_batch_norm_legit.no_stats", "aten._native_batch_norm_legit.default", "aten._native_batch_norm_legit_functional.default")
+	}, ir.OpAten_NativeBatchNormLegitNoStats, ir.OpAten_NativeBatchNormLegit, ir.OpAten_NativeBatchNormLegitFunctional)
 
 	// _embedding_bag: each index's row (times per_sample_weights, padding_idx
 	// rows dropped) accumulated into its bag by ScatterElements (sum, mean:
@@ -655,7 +655,7 @@ func init() {
 		}
 		b.Bind(n.Results[0], out)
 		return nil
-	}, "aten._embedding_bag.default", "aten._embedding_bag_forward_only.default")
+	}, ir.OpAten_EmbeddingBag, ir.OpAten_EmbeddingBagForwardOnly)
 }
 
 func init() {
@@ -672,5 +672,5 @@ func init() {
 		b.Emit(n.Results[0], "Col2Im", []string{x, b.I64s(osz...), b.I64s(ks...)}, AttrInts("dilations", dil...),
 			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInts("strides", st...))
 		return nil
-	}, "aten.col2im.default")
+	}, ir.OpAtenCol2im)
 }

@@ -22,8 +22,8 @@ func init() {
 		}
 		b.Emit(n.Results[0], "MatMul", []string{x, y})
 		return nil
-	}, "aten.mm.default", "aten.bmm.default", "aten.matmul.default")
-	lower(17, lowerBetaAlphaMatMul("mat1", "mat2"), "aten.addmm.default")
+	}, ir.OpAtenMm, ir.OpAtenBmm, ir.OpAtenMatmul)
+	lower(17, lowerBetaAlphaMatMul("mat1", "mat2"), ir.OpAtenAddmm)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -42,7 +42,7 @@ func init() {
 		bias := r.In("bias", dt)
 		b.Emit(n.Results[0], "Add", []string{b.Tmp("MatMul", []string{x, wt}), bias})
 		return r.err
-	}, "aten.linear.default")
+	}, ir.OpAtenLinear)
 
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
@@ -88,7 +88,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Conv", ins, attrs...)
 		return nil
-	}, "aten.convolution.default")
+	}, ir.OpAtenConvolution)
 
 	batchNorm := func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
@@ -125,7 +125,7 @@ func init() {
 		}
 		return nil
 	}
-	lower(17, batchNorm, "aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default")
+	lower(17, batchNorm, ir.OpAtenNativeBatchNorm, ir.OpAten_NativeBatchNormLegitNoTraining)
 
 	layerNorm := func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
@@ -155,7 +155,7 @@ func init() {
 		b.EmitN(results, "LayerNormalization", ins, AttrInt("axis", axis), AttrFloat("epsilon", eps))
 		return r.err
 	}
-	lower(17, layerNorm, "aten.native_layer_norm.default", "aten.layer_norm.default")
+	lower(17, layerNorm, ir.OpAtenNativeLayerNorm, ir.OpAtenLayerNorm)
 
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
@@ -165,7 +165,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Gather", []string{w, idx}, AttrInt("axis", 0))
 		return nil
-	}, "aten.embedding.default")
+	}, ir.OpAtenEmbedding)
 }
 
 // fill is a constant of shape filled with v in dtype dt.

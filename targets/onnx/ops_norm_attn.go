@@ -317,10 +317,10 @@ func repeatHeads(b *Builder, x string, shape []sym.Expr, hq sym.Expr) (string, e
 func init() {
 	// The same lowering at each opset where its choice changes, so the
 	// coverage table shows the gates; each checks Builder.Opset itself.
-	lower(17, groupNorm, "aten.native_group_norm.default", "aten.group_norm.default")
-	lower(21, groupNorm, "aten.native_group_norm.default", "aten.group_norm.default")
-	lower(17, rmsNorm, "aten.rms_norm.default")
-	lower(23, rmsNorm, "aten.rms_norm.default")
-	lower(17, sdpa, "aten.scaled_dot_product_attention.default")
-	lower(23, sdpa, "aten.scaled_dot_product_attention.default")
+	lower(17, groupNorm, ir.OpAtenNativeGroupNorm, ir.OpAtenGroupNorm)
+	lower(21, groupNorm, ir.OpAtenNativeGroupNorm, ir.OpAtenGroupNorm)
+	lower(17, rmsNorm, ir.OpAtenRmsNorm)
+	lower(23, rmsNorm, ir.OpAtenRmsNorm)
+	lower(17, sdpa, ir.OpAtenScaledDotProductAttention)
+	lower(23, sdpa, ir.OpAtenScaledDotProductAttention)
 }

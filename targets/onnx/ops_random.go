@@ -54,10 +54,10 @@ func randomOpset(b *Builder) error {
 }
 
 func init() {
-	lower(17, randomLike("RandomUniformLike", true), "aten.rand.default")
-	lower(17, randomLike("RandomNormalLike", true), "aten.randn.default")
-	lower(17, randomLike("RandomUniformLike", false), "aten.rand_like.default")
-	lower(17, randomLike("RandomNormalLike", false), "aten.randn_like.default")
+	lower(17, randomLike("RandomUniformLike", true), ir.OpAtenRand)
+	lower(17, randomLike("RandomNormalLike", true), ir.OpAtenRandn)
+	lower(17, randomLike("RandomUniformLike", false), ir.OpAtenRandLike)
+	lower(17, randomLike("RandomNormalLike", false), ir.OpAtenRandnLike)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// bernoulli(self): Bernoulli of the probabilities; .p: of a constant p.
 		if err := randomOpset(b); err != nil {
@@ -80,7 +80,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Bernoulli", []string{probs}, AttrInt("dtype", int64(et)))
 		return r.err
-	}, "aten.bernoulli.default", "aten.bernoulli.p")
+	}, ir.OpAtenBernoulli, ir.OpAtenBernoulliP)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// native_dropout: identity with an all-true mask in eval mode; in
 		// training mode keep = U[0,1) ≥ p, out = x·keep / (1 − p).
@@ -112,5 +112,5 @@ func init() {
 		b.Emit(n.Results[0], "Mul", []string{b.Tmp("Mul", []string{x, kf}), scale})
 		b.Bind(n.Results[1], keep)
 		return nil
-	}, "aten.native_dropout.default")
+	}, ir.OpAtenNativeDropout)
 }

@@ -48,12 +48,12 @@ func reduce(opType string, sumLike bool, dimName string) Lowering {
 }
 
 func init() {
-	lower(17, reduce("ReduceMean", false, "dim"), "aten.mean.dim")
-	lower(17, reduce("ReduceMean", false, ""), "aten.mean.default")
-	lower(17, reduce("ReduceSum", true, "dim"), "aten.sum.dim_IntList")
-	lower(17, reduce("ReduceSum", true, ""), "aten.sum.default")
-	lower(17, reduce("ReduceMax", false, "dim"), "aten.amax.default")
-	lower(17, reduce("ReduceMin", false, "dim"), "aten.amin.default")
+	lower(17, reduce("ReduceMean", false, "dim"), ir.OpAtenMeanDim)
+	lower(17, reduce("ReduceMean", false, ""), ir.OpAtenMean)
+	lower(17, reduce("ReduceSum", true, "dim"), ir.OpAtenSumDimIntList)
+	lower(17, reduce("ReduceSum", true, ""), ir.OpAtenSum)
+	lower(17, reduce("ReduceMax", false, "dim"), ir.OpAtenAmax)
+	lower(17, reduce("ReduceMin", false, "dim"), ir.OpAtenAmin)
 	softmax := func(opType string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -67,8 +67,8 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, softmax("Softmax"), "aten._softmax.default", "aten.softmax.int")
-	lower(17, softmax("LogSoftmax"), "aten._log_softmax.default", "aten.log_softmax.int")
+	lower(17, softmax("Softmax"), ir.OpAten_Softmax, ir.OpAtenSoftmaxInt)
+	lower(17, softmax("LogSoftmax"), ir.OpAten_LogSoftmax, ir.OpAtenLogSoftmaxInt)
 	arg := func(opType string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			r := reader(b, n)
@@ -90,8 +90,8 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, arg("ArgMax"), "aten.argmax.default")
-	lower(17, arg("ArgMin"), "aten.argmin.default")
+	lower(17, arg("ArgMax"), ir.OpAtenArgmax)
+	lower(17, arg("ArgMin"), ir.OpAtenArgmin)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.In("self", r.out(0).DType)
@@ -101,5 +101,5 @@ func init() {
 		}
 		b.Emit(n.Results[0], "CumSum", []string{x, b.I64(dim)})
 		return nil
-	}, "aten.cumsum.default")
+	}, ir.OpAtenCumsum)
 }

@@ -39,8 +39,8 @@ func transpose(b *Builder, n *ir.Node, perm []int64) {
 }
 
 func init() {
-	lower(17, identity, "aten.clone.default", "aten.detach.default", "aten.alias.default",
-		"aten.lift_fresh_copy.default", "aten.contiguous.default")
+	lower(17, identity, ir.OpAtenClone, ir.OpAtenDetach, ir.OpAtenAlias,
+		ir.OpAtenLiftFreshCopy, ir.OpAtenContiguous)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.In("self", r.out(0).DType)
@@ -49,10 +49,10 @@ func init() {
 		}
 		b.Bind(n.Results[0], x)
 		return nil
-	}, "aten._to_copy.default")
-	lower(17, reshapeTo, "aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
-		"aten.flatten.using_ints", "aten.squeeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
-		"aten.unsqueeze.default")
+	}, ir.OpAten_ToCopy)
+	lower(17, reshapeTo, ir.OpAtenView, ir.OpAten_UnsafeView, ir.OpAtenReshape,
+		ir.OpAtenFlattenUsingInts, ir.OpAtenSqueeze, ir.OpAtenSqueezeDim, ir.OpAtenSqueezeDims,
+		ir.OpAtenUnsqueeze)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		rank := r.Rank("self")
@@ -61,7 +61,7 @@ func init() {
 		}
 		transpose(b, n, []int64{1, 0})
 		return r.err
-	}, "aten.t.default")
+	}, ir.OpAtenT)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		rank := r.Rank("self")
@@ -74,7 +74,7 @@ func init() {
 		}
 		transpose(b, n, perm)
 		return r.err
-	}, "aten.permute.default")
+	}, ir.OpAtenPermute)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		rank := r.Rank("self")
@@ -89,7 +89,7 @@ func init() {
 		perm[d0], perm[d1] = perm[d1], perm[d0]
 		transpose(b, n, perm)
 		return r.err
-	}, "aten.transpose.int")
+	}, ir.OpAtenTransposeInt)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// expand: -1 keeps a dim; Expand broadcasts, so -1 becomes 1.
 		r := reader(b, n)
@@ -114,7 +114,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Expand", []string{x, shape})
 		return nil
-	}, "aten.expand.default")
+	}, ir.OpAtenExpand)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		dt := r.out(0).DType
@@ -135,7 +135,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Concat", ins, AttrInt("axis", dim))
 		return nil
-	}, "aten.cat.default", "aten.stack.default")
+	}, ir.OpAtenCat, ir.OpAtenStack)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.T("self")
@@ -165,7 +165,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Slice", []string{x, s, e, b.I64s(dim), st})
 		return nil
-	}, "aten.slice.Tensor")
+	}, ir.OpAtenSliceTensor)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.T("self")
@@ -186,7 +186,7 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Gather", []string{x, i}, AttrInt("axis", dim))
 		return nil
-	}, "aten.select.int")
+	}, ir.OpAtenSelectInt)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		r := reader(b, n)
 		x := r.T("self")
@@ -215,7 +215,7 @@ func init() {
 		}
 		b.EmitN(results, "Split", []string{x, b.I64s(sizes...)}, AttrInt("axis", dim))
 		return nil
-	}, "aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default")
+	}, ir.OpAtenSplitTensor, ir.OpAtenSplitWithSizes, ir.OpAtenChunk)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// sym_size.int: 0-d INT64 from Shape + Gather.
 		r := reader(b, n)
@@ -241,7 +241,7 @@ func init() {
 		shape := b.Tmp("Shape", []string{x})
 		b.Emit(n.Results[0], "Gather", []string{shape, b.I64(dim)}, AttrInt("axis", 0))
 		return nil
-	}, "aten.sym_size.int")
+	}, ir.OpAtenSymSizeInt)
 	symBin := func(opType string) Lowering {
 		return func(b *Builder, n *ir.Node) error {
 			if len(n.Args) != 2 {
@@ -260,9 +260,9 @@ func init() {
 			return nil
 		}
 	}
-	lower(17, symBin("Add"), "operator.add")
-	lower(17, symBin("Sub"), "operator.sub")
-	lower(17, symBin("Mul"), "operator.mul")
+	lower(17, symBin("Add"), ir.OpOperatorAdd)
+	lower(17, symBin("Sub"), ir.OpOperatorSub)
+	lower(17, symBin("Mul"), ir.OpOperatorMul)
 }
 
 func init() {
@@ -287,5 +287,5 @@ func init() {
 		}
 		b.Emit(n.Results[0], "Slice", []string{x, b.I64s(starts...), b.I64s(ends...), b.I64s(axes...), b.I64s(steps...)})
 		return nil
-	}, "aten.flip.default")
+	}, ir.OpAtenFlip)
 }

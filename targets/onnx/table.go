@@ -17,44 +17,40 @@ type version struct {
 }
 
 var (
-	table       = map[ir.Op][]version{}
-	unsupported = map[ir.Op]string{}
+	table       = ir.NewOpTable[[]version]("ONNX lowerings")
+	unsupported = ir.NewOpTable[string]("ONNX unsupported ops")
 )
 
-// lower registers a lowering for ops (by IR name) from minOpset on. An
-// unknown op name is a programming error caught by TestTableOpsExist.
-func lower(minOpset int, f Lowering, names ...string) {
-	for _, name := range names {
-		op, ok := ir.LookupOp(name)
-		if !ok {
-			badNames = append(badNames, name)
-			continue
+// lower registers a lowering for ops from minOpset on. Two lowerings of one
+// op from the same opset are a programming error.
+func lower(minOpset int, f Lowering, ops ...ir.Op) {
+	for _, op := range ops {
+		vs, _ := table.Lookup(op)
+		for _, v := range vs {
+			if v.MinOpset == minOpset {
+				panic(fmt.Sprintf("ONNX lowerings: %s lowered twice from opset %d", op, minOpset))
+			}
 		}
-		vs := append(table[op], version{minOpset, f})
+		vs = append(vs, version{minOpset, f})
 		sort.Slice(vs, func(i, j int) bool { return vs[i].MinOpset < vs[j].MinOpset })
-		table[op] = vs
+		table.Put(op, vs)
 	}
 }
 
 // Unsupported declares ops the ONNX target deliberately does not lower, with
 // the reason (they stay listed in the coverage table).
-func Unsupported(why string, names ...string) {
-	for _, name := range names {
-		op, ok := ir.LookupOp(name)
-		if !ok {
-			badNames = append(badNames, name)
-			continue
-		}
-		unsupported[op] = why
-	}
-}
+func Unsupported(why string, ops ...ir.Op) { unsupported.Add(why, ops...) }
 
-var badNames []string
+// versions lists the lowerings of op by MinOpset.
+func versions(op ir.Op) []version {
+	vs, _ := table.Lookup(op)
+	return vs
+}
 
 // resolve returns the lowering of op at opset: the entry with the largest
 // MinOpset not above it.
 func resolve(op ir.Op, opset int) (Lowering, error) {
-	vs := table[op]
+	vs := versions(op)
 	for i := len(vs) - 1; i >= 0; i-- {
 		if vs[i].MinOpset <= opset {
 			return vs[i].Lower, nil
@@ -63,38 +59,38 @@ func resolve(op ir.Op, opset int) (Lowering, error) {
 	if len(vs) > 0 {
 		return nil, fmt.Errorf("%s needs opset ≥ %d (have %d)", op, vs[0].MinOpset, opset)
 	}
-	if why, ok := unsupported[op]; ok {
+	if why, ok := unsupported.Lookup(op); ok {
 		return nil, fmt.Errorf("%s is not supported by the ONNX target: %s", op, why)
 	}
 	return nil, fmt.Errorf("%s has no ONNX lowering", op)
 }
 
 // Covered reports whether op has a lowering at some opset.
-func Covered(op ir.Op) bool { return len(table[op]) > 0 }
+func Covered(op ir.Op) bool { return len(versions(op)) > 0 }
 
 // CoveredOps lists the ops with a lowering, in op order.
 func CoveredOps() []ir.Op {
-	var out []ir.Op
-	for op := range table {
-		out = append(out, op)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return table.Ops()
 }
 
 // UnsupportedOps maps each deliberately unsupported op to its reason.
 func UnsupportedOps() map[ir.Op]string {
-	out := make(map[ir.Op]string, len(unsupported))
-	for k, v := range unsupported {
-		out[k] = v
+	out := make(map[ir.Op]string, unsupported.Len())
+	for _, op := range unsupported.Ops() {
+		out[op], _ = unsupported.Lookup(op)
 	}
 	return out
 }
 
 // MinOpset is the smallest opset op can be lowered at (0 if none).
 func MinOpset(op ir.Op) int {
-	if vs := table[op]; len(vs) > 0 {
+	if vs := versions(op); len(vs) > 0 {
 		return vs[0].MinOpset
 	}
 	return 0
+}
+
+func unsupportedWhy(op ir.Op) string {
+	why, _ := unsupported.Lookup(op)
+	return why
 }

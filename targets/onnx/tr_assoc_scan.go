@@ -38,9 +38,9 @@ func ssmCombine(f *ir.Graph) error {
 	}
 	// binary reports whether v = op(x, y) in either operand order (with
 	// alpha absent or 1 for add), returning the defining node.
-	binary := func(v *ir.Value, op string, x, y *ir.Value) bool {
+	binary := func(v *ir.Value, op ir.Op, x, y *ir.Value) bool {
 		n := v.Def
-		if n == nil || n.Op.String() != op || len(n.Args) < 2 || len(v.Def.Results) != 1 {
+		if n == nil || n.Op != op || len(n.Args) < 2 || len(v.Def.Results) != 1 {
 			return false
 		}
 		for _, a := range n.Args[2:] {
@@ -59,7 +59,7 @@ func ssmCombine(f *ir.Graph) error {
 		}
 		return (p.Value == x && q.Value == y) || (p.Value == y && q.Value == x)
 	}
-	if !binary(outs[0].Value, "aten.mul.Tensor", al, ar) {
+	if !binary(outs[0].Value, ir.OpAtenMulTensor, al, ar) {
 		return fmt.Errorf("combine_fn output 0 is not a_l·a_r (aten.mul.Tensor of inputs 0 and 2)")
 	}
 	add := outs[1].Value.Def
@@ -70,7 +70,7 @@ func ssmCombine(f *ir.Graph) error {
 	if y == br {
 		x, y = y, x
 	}
-	if x != br || y.Def == nil || !binary(y, "aten.mul.Tensor", ar, bl) || !binary(outs[1].Value, "aten.add.Tensor", x, y) {
+	if x != br || y.Def == nil || !binary(y, ir.OpAtenMulTensor, ar, bl) || !binary(outs[1].Value, ir.OpAtenAddTensor, x, y) {
 		return fmt.Errorf("combine_fn output 1 is not a_r·b_l + b_r (aten.add.Tensor of input 3 and aten.mul.Tensor of inputs 2 and 1)")
 	}
 	return nil
@@ -157,5 +157,5 @@ func lowerAssociativeScan(b *Builder, n *ir.Node) error {
 func init() {
 	translation("ONNX-TR11", "translate-associative-scan",
 		"associative_scan of the first-order SSM combine as a Loop\n\nOnly the combine (a_l·a_r, a_r·b_l + b_r), i.e. h_t = a_t·h_{t-1} + b_t, is recognised (exactly: mul, mul, add of the region inputs, either operand order); it lowers to a Loop over the leading (scan) dim with a dynamic trip count, carrying (a, h) and stacking both as scan outputs. Any other combine fails naming the node.",
-		lowerAssociativeScan, "higher_order.associative_scan")
+		lowerAssociativeScan, ir.OpHigherOrderAssociativeScan)
 }

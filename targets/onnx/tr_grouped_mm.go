@@ -136,8 +136,8 @@ func lowerGroupedMmFallback(b *Builder, n *ir.Node) error {
 func init() {
 	translation("ONNX-TR03", "translate-grouped-mm",
 		"_grouped_mm unrolled per expert\n\n2-D × 3-D: for each of the G experts (G static), Slice the rows between consecutive offs, MatMul by mat2[g], add bias[g]; Concat, with zero rows after offs[G-1]. 3-D × 3-D is one batched MatMul. bias and out_dtype are honoured. Code size is O(G).",
-		lowerGroupedMm, "aten._grouped_mm.default")
+		lowerGroupedMm, ir.OpAten_GroupedMm)
 	translation("ONNX-TR04", "translate-grouped-mm-fallback",
 		"transformers grouped_mm_fallback as ONNX-TR03\n\ninput [T, K], weight [E, K, N], E cumulative offsets: the same unrolled per-expert lowering.",
-		lowerGroupedMmFallback, "transformers.grouped_mm_fallback.default")
+		lowerGroupedMmFallback, ir.OpTransformersGroupedMmFallback)
 }

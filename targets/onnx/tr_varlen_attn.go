@@ -198,5 +198,5 @@ func lowerVarlenAttn(b *Builder, n *ir.Node) error {
 func init() {
 	translation("ONNX-TR10", "translate-varlen-attn",
 		"_varlen_attn as a Loop over the cu_seq_q segments\n\nEach iteration slices one segment of the packed query and of key/value (cu_seq_k), runs dense attention (kv heads repeated for GQA, top-left causal mask when is_causal), and scatters its rows into the loop-carried output; the logsumexp is computed the same way, the RNG-state output is a zero stub. Sliding windows and symbolic head counts/dims fail with the reason.",
-		lowerVarlenAttn, "torch_attn._varlen_attn.default")
+		lowerVarlenAttn, ir.OpTorchAttn_VarlenAttn)
 }

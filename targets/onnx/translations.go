@@ -22,15 +22,19 @@ func (t *translator) Translate(n *ir.Node, emitter any) error {
 }
 
 // translation registers a catalog translation with pm and in the table.
-func translation(id, name, doc string, f Lowering, targets ...string) {
+func translation(id, name, doc string, f Lowering, ops ...ir.Op) {
+	targets := make([]string, len(ops))
+	for i, op := range ops {
+		targets[i] = op.String()
+	}
 	pm.RegisterTranslation(&pm.Translation{ID: id, Name: name, Doc: doc, Targets: targets, Impl: &translator{f}})
-	lower(17, f, targets...)
+	lower(17, f, ops...)
 }
 
 func init() {
 	translation("ONNX-TR05", "translate-mul-scalar",
 		"mul.Scalar with an explicit cast\n\nThe tensor is cast to the result dtype (an int tensor times a float scalar computes in float), and the scalar is materialized in that dtype.",
-		func(b *Builder, n *ir.Node) error { return binaryOp("Mul")(b, n) }, "aten.mul.Scalar")
+		func(b *Builder, n *ir.Node) error { return binaryOp("Mul")(b, n) }, ir.OpAtenMulScalar)
 	translation("ONNX-TR06", "translate-rsub-scalar",
 		"rsub.Scalar lowered directly\n\nother - alpha*self, computed in the result dtype, kept out of decomposition.",
 		func(b *Builder, n *ir.Node) error {
@@ -49,7 +53,7 @@ func init() {
 			}
 			b.Emit(n.Results[0], "Sub", []string{y, x})
 			return nil
-		}, "aten.rsub.Scalar")
+		}, ir.OpAtenRsubScalar)
 	translation("ONNX-TR07", "translate-repeat-interleave",
 		"repeat_interleave.self_int as Unsqueeze + Tile/Expand + Reshape\n\ndim=None flattens first; each element is repeated `repeats` times along dim.",
 		func(b *Builder, n *ir.Node) error {
@@ -80,7 +84,7 @@ func init() {
 			}
 			b.Emit(n.Results[0], "Reshape", []string{t, shape})
 			return r.err
-		}, "aten.repeat_interleave.self_int")
+		}, ir.OpAtenRepeatInterleaveSelfInt)
 	translation("ONNX-TR08", "translate-floordiv",
 		"SymInt floordiv with signed floor correction\n\nONNX Div truncates toward zero; the quotient is corrected by one where the operands' signs differ and the remainder is not zero.",
 		func(b *Builder, n *ir.Node) error {
@@ -97,7 +101,7 @@ func init() {
 			}
 			b.Bind(n.Results[0], b.FloorDivInt(x, y))
 			return nil
-		}, "operator.floordiv")
+		}, ir.OpOperatorFloordiv)
 	translation("ONNX-TR01", "translate-bincount",
 		"bincount as OneHot + ReduceSum\n\ndepth = max(max(x)+1, minlength); OneHot rows are summed over axis 0. Unlike the Python translation, weights are honoured (each row is scaled by its weight).",
 		func(b *Builder, n *ir.Node) error {
@@ -124,10 +128,10 @@ func init() {
 			}
 			b.Emit(n.Results[0], "ReduceSum", []string{oh, b.I64s(0)}, AttrInt("keepdims", 0))
 			return r.err
-		}, "aten.bincount.default")
+		}, ir.OpAtenBincount)
 	translation("ONNX-TR02", "translate-index-put",
 		"index_put as Where (bool mask) or ScatterND (integer indices)\n\nA single boolean mask becomes Where(mask, Expand(values), self). Integer index tensors (any number, broadcast together, None entries as full slices, adjacent or not) become one ScatterND over self transposed so the indexed dims lead, with the full index tuple built by Expand/Unsqueeze/Concat and the values brought into [B, rest] order; reduction add when accumulate. A boolean mask mixed with other indices (or with accumulate) becomes the coordinate rows of NonZero(mask), one 1-D index tensor per mask dim, in the same ScatterND.",
-		lowerIndexPut, "aten.index_put.default")
+		lowerIndexPut, ir.OpAtenIndexPut)
 }
 
 func mustScalar(dt ir.DType, v float64) []byte {
