@@ -10,7 +10,7 @@ OUT      := out
 # ends of time-limited fuzzing (golang/go#75804). `make fuzz` runs longer.
 FUZZTIME ?= 20000x
 
-.PHONY: all build run test vet unit race fuzz-short fuzz bench generate kernels docs clean ort flatc venv fixtures fixtures-check anchors bench-programs bench-genuine
+.PHONY: all build run test vet unit race fuzz-short fuzz bench generate kernels docs clean ort flatc chromium venv fixtures fixtures-check anchors bench-programs bench-genuine
 
 all: build
 
@@ -30,7 +30,7 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './third_party/*')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
-unit: ort flatc venv
+unit: ort flatc chromium venv
 	$(GO) test ./...
 
 # The project's Python environment: genuine torch (producer), ExecuTorch's
@@ -68,6 +68,15 @@ flatc:
 	@command -v flatc >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends flatbuffers-compiler >/dev/null || \
 	  echo "flatc unavailable: the ExecuTorch flatc tests will skip" >&2; }
+
+# chromium (Debian's package) for the headless-browser test of the
+# `fxport explore` page (cmd/fxport TestExplorePageInChromium): installed
+# when missing and running as root, like flatc; without it that test skips,
+# and fails under CI=true.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null || \
+	  echo "chromium unavailable: the explorer page's browser test will skip (and fail under CI=true)" >&2; }
 
 # Patch scoping and the pass manager must hold under the race detector.
 race:

@@ -19,11 +19,26 @@ func DumpFileName(graph string, seq int, pass string) string {
 	return fmt.Sprintf(DumpFileFormat, graph, seq, pass)
 }
 
+// Dump is one IR dump as Config.OnDump receives it.
+type Dump struct {
+	// Seq numbers the dumps of a Run from 1, as in DumpFileName.
+	Seq int
+	// When is "before" or "after" the pass.
+	When string
+	// Pass and Stage name the pass instance.
+	Pass, Stage string
+	// IR is the program's IR text (ir.Print), without the banner.
+	IR string
+}
+
 // dump writes one IR dump to Out and, when set, to a file in DumpDir. The
 // banner is an IR comment, so dumps parse back with ir.Parse.
 func (r *runner) dump(text, when string, in Placed) error {
 	r.dumpSeq++
 	banner := fmt.Sprintf("# IR dump %s pass %q (stage %s)\n", when, in.Name, in.Stage)
+	if r.cfg.OnDump != nil {
+		r.cfg.OnDump(Dump{Seq: r.dumpSeq, When: when, Pass: in.Name, Stage: in.Stage, IR: text})
+	}
 	if r.out != nil {
 		if _, err := io.WriteString(r.out, banner+text); err != nil {
 			return fmt.Errorf("pm: dump %s %s: %w", when, in.Name, err)

@@ -23,8 +23,11 @@ type Config struct {
 	PrintAfterChange bool
 	// DumpDir, when set, receives one file per dump, named by DumpFileFormat.
 	DumpDir string
-	// Out receives dumps; nil means os.Stderr unless DumpDir is set.
+	// Out receives dumps; nil means os.Stderr unless DumpDir or OnDump is set.
 	Out io.Writer
+	// OnDump, when set, receives every dump as a value (beside Out and
+	// DumpDir): what `fxport explore` builds its page from.
+	OnDump func(Dump)
 	// Debug receives Ctx.Debugf lines; nil discards them.
 	Debug io.Writer
 	// Time measures each pass's duration.
@@ -77,7 +80,7 @@ func Run(p *ir.Program, pl *Pipeline, exp *Export, cfg Config) (*Report, error) 
 		}
 	}
 	r := &runner{cfg: cfg, prog: p, exp: exp, pipeline: pl.String()}
-	if r.out = cfg.Out; r.out == nil && cfg.DumpDir == "" {
+	if r.out = cfg.Out; r.out == nil && cfg.DumpDir == "" && cfg.OnDump == nil {
 		r.out = os.Stderr
 	}
 	report := &Report{Target: pl.Target, Backend: pl.Backend, Pipeline: pl.String()}

@@ -252,6 +252,24 @@ func TestDumps(t *testing.T) {
 	assert.EqualError(t, err, `pm: run: cannot print around pass "nope": not in the pipeline`)
 }
 
+// OnDump receives the dumps as values, in order, and alone writes nothing
+// to stderr (Out stays nil).
+func TestOnDump(t *testing.T) {
+	c := runCatalog(t)
+	pl := pipeline(t, c, "nothing, neg-outputs, nothing")
+	var got []pm.Dump
+	_, err := pm.Run(parse(t, progText), pl, nil, pm.Config{PrintBefore: []string{"neg-outputs"}, PrintAfterChange: true,
+		OnDump: func(d pm.Dump) { got = append(got, d) }})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, pm.Dump{Seq: 1, When: "before", Pass: "neg-outputs", Stage: "dynamo.state-cleanup", IR: progText}, got[0])
+	assert.Equal(t, 2, got[1].Seq)
+	assert.Equal(t, "after", got[1].When)
+	assert.NotEqual(t, progText, got[1].IR)
+	_, err = ir.Parse([]byte(got[1].IR), "after")
+	require.NoError(t, err)
+}
+
 func TestRunChecksExportAndPipeline(t *testing.T) {
 	c := runCatalog(t)
 	pl := pipeline(t, c, "nothing")

@@ -94,10 +94,10 @@ func TestFlagNamesAreConsistent(t *testing.T) {
 		}
 		norm[n] = f
 	}
-	// The patch selection flags are the same on export and bisect, and the
+	// The patch selection flags are the same on export, explore and bisect, and the
 	// old plural names still work (hidden).
 	for _, f := range []string{"exclude-patch", "include-patch"} {
-		require.ElementsMatch(t, []string{"export", "bisect"}, where[f], f)
+		require.ElementsMatch(t, []string{"export", "explore", "bisect"}, where[f], f)
 	}
 	_, errOut, code := fxport(t, "bisect", example, "--exclude-patches", "ONNX-P01", "--target", "nope")
 	require.Equal(t, 2, code)

@@ -7,6 +7,7 @@
 //	fxport passes [--target T] [--markdown]  list stages and registered passes
 //	fxport pipeline --target T [--backend B] print the default pipeline
 //	fxport export FILE --target T -o OUT     run a target's pipeline and write the result
+//	fxport explore FILE --target T -o PAGE.html  an HTML page of one export: passes, IR diffs, memory plan
 //	fxport verify FILE --target onnx         export and compare with torch in ONNX Runtime
 //	fxport bisect FILE --target T [--io DIR] find the first pass that changes the program's meaning
 //	fxport inspect FILE.pte                  print a .pte/.ptd/.bpte file
@@ -47,6 +48,7 @@ func commands() []command {
 		{"passes", "passes [--target T] [--backend B] [--markdown]", "list each target's stages and every registered pass", runPasses},
 		{"pipeline", "pipeline --target T [--backend B]", "print a target's default pipeline in text form", runPipeline},
 		{"export", "export FILE --target T [--backend B] -o OUT [flags]", "run a target's pipeline on a program and write the result", runExport},
+		{"explore", "explore PROGRAM --target T -o PAGE.html [--artifact FILE] [--no-time] [flags]", "export once and write a self-contained HTML page of the pipeline: passes, per-pass IR diffs, workarounds, the artifact and its memory plan", runExplore},
 		{"verify", "verify PROGRAM --target onnx [--opset N] [--atol A] [--rtol R] [--io DIR]", "export to ONNX, run in ONNX Runtime and compare with torch's outputs", runVerify},
 		{"replay", "replay REPRODUCER", "re-run the pipeline of a reproducer written by --reproducer", runReplay},
 		{"run", "run FILE.pte|FILE.bpte [--method M] [--inputs DIR] [--data FILE.ptd] [-o OUTDIR] [--rtol R] [--atol A]", "execute a .pte with its memory plan (planned arenas, XNNPACK delegates) and print or write its outputs; run a .bpte's test cases", runRun},
