@@ -6,8 +6,8 @@ import (
 
 var (
 	// OpH2DCopy and OpD2HCopy are ExecuTorch's et_copy kernels.
-	OpH2DCopy = ir.MustLookupOp("et_copy._h2d_copy.default")
-	OpD2HCopy = ir.MustLookupOp("et_copy._d2h_copy.default")
+	OpH2DCopy = ir.OpEtCopy_H2dCopy
+	OpD2HCopy = ir.OpEtCopy_D2hCopy
 )
 
 // LowerCopies rewrites the boundary copies of p's main graph,

@@ -28,12 +28,12 @@ var (
 var hostOps = map[ir.Op]bool{}
 
 func init() {
-	for _, name := range []string{
-		"aten._assert_async.default", "aten._assert_async.msg", "aten._assert_scalar.default",
-		"aten._assert_tensor_metadata.default", "aten.sym_constrain_range.default",
-		"aten.sym_constrain_range_for_size.default",
+	for _, op := range []ir.Op{
+		ir.OpAten_AssertAsync, ir.OpAten_AssertAsyncMsg, ir.OpAten_AssertScalar,
+		ir.OpAten_AssertTensorMetadata, ir.OpAtenSymConstrainRange,
+		ir.OpAtenSymConstrainRangeForSize,
 	} {
-		hostOps[ir.MustLookupOp(name)] = true
+		hostOps[op] = true
 	}
 }
 

@@ -90,8 +90,8 @@ var (
 		sym.OpMul:      ir.OpOperatorMul,
 		sym.OpFloorDiv: ir.OpOperatorFloordiv,
 		sym.OpMod:      ir.OpOperatorMod,
-		sym.OpMin:      ir.MustLookupOp("torch.sym_min"),
-		sym.OpMax:      ir.MustLookupOp("torch.sym_max"),
+		sym.OpMin:      ir.OpTorchSymMin,
+		sym.OpMax:      ir.OpTorchSymMax,
 	}
 )
 

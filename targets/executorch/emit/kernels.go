@@ -15,28 +15,29 @@ import (
 
 // primKernels are the non-out ops ExecuTorch registers as prim ops
 // (register_prim_ops.cpp), besides the executorch_prim namespace.
-var primKernels = map[string]bool{
-	"aten.sym_size.int":                true,
-	"aten.sym_numel.default":           true,
-	"aten._local_scalar_dense.default": true,
+var primKernels = map[ir.Op]bool{
+	ir.OpAtenSymSizeInt:        true,
+	ir.OpAtenSymNumel:          true,
+	ir.OpAten_LocalScalarDense: true,
 }
 
 // inplaceKernels are in-place ops the portable library registers.
-var inplaceKernels = map[string]bool{
-	"aten.copy_.default": true,
+var inplaceKernels = map[ir.Op]bool{
+	ir.OpAtenCopy_: true,
 }
 
-// checkKernel returns an error when no ExecuTorch kernel can serve info.
-func checkKernel(info *ir.OpInfo) error {
+// checkKernel returns an error when no ExecuTorch kernel can serve op.
+func checkKernel(op ir.Op) error {
+	info := op.Info()
 	switch {
 	case info.Props&ir.PropOutVariant != 0 && info.Kernel != "":
 		return nil
 	case info.Props&ir.PropOutVariant != 0:
 		return fmt.Errorf("out variant %s is registered by no ExecuTorch kernel library (gen/etkernels.spec), so the runtime could not load the program", info.Name)
-	case info.Namespace == "executorch_prim", primKernels[info.Name]:
+	case info.Namespace == "executorch_prim", primKernels[op]:
 		return nil
 	case info.Props&ir.PropInplace != 0:
-		if inplaceKernels[info.Name] {
+		if inplaceKernels[op] {
 			return nil
 		}
 		return fmt.Errorf("in-place op %s has no portable kernel (functionalize it before lowering: functionalize-inplace)", info.Name)

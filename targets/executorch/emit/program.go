@@ -379,7 +379,7 @@ func (m *method) operatorIndex(info *ir.OpInfo) (int32, error) {
 
 // OpMemoryAlloc is the allocation op of lowered programs; it emits a
 // tensor value and no instruction.
-var opMemoryAlloc = ir.MustLookupOp("memory.alloc.default")
+var opMemoryAlloc = ir.OpMemoryAlloc
 
 func (m *method) emitNode(n *ir.Node) error {
 	info := n.Op.Info()
@@ -419,7 +419,7 @@ func (m *method) emitNode(n *ir.Node) error {
 	case info.Schema.VarArgs || strings.Contains(info.Namespace, "."):
 		return n.Errorf("op %s has no ExecuTorch kernel (Python builtins must be lowered to executorch_prim ops)", info.Name)
 	}
-	if err := checkKernel(info); err != nil {
+	if err := checkKernel(n.Op); err != nil {
 		return n.Errorf("%v", err)
 	}
 	if err := checkKernelArgs(n); err != nil {

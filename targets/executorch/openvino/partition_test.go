@@ -199,16 +199,15 @@ graph forward(%x: f32[s0, 4]) {
 	}
 }
 
-// The op list is sorted, resolves in the op table, and is the list
-// docs/targets/executorch.md documents.
+// The op list is sorted by name and is the list docs/targets/executorch.md
+// documents.
 func TestSupportedOpsDocumented(t *testing.T) {
-	if !sort.StringsAreSorted(SupportedOps) {
-		t.Error("SupportedOps is not sorted")
+	var names []string
+	for _, op := range SupportedOps {
+		names = append(names, op.String())
 	}
-	for _, name := range SupportedOps {
-		if _, ok := ir.LookupOp(name); !ok {
-			t.Errorf("%s is not in the op table", name)
-		}
+	if !sort.StringsAreSorted(names) {
+		t.Error("SupportedOps is not sorted by name")
 	}
 	b, err := os.ReadFile("../../../docs/targets/executorch.md")
 	if err != nil {
@@ -236,8 +235,8 @@ func TestSupportedOpsDocumented(t *testing.T) {
 	for _, m := range regexp.MustCompile("`((?:aten|operator)\\.[^`]+)`").FindAllStringSubmatch(para, -1) {
 		documented = append(documented, m[1])
 	}
-	if strings.Join(documented, " ") != strings.Join(SupportedOps, " ") {
-		t.Errorf("documented op list differs from SupportedOps:\ndoc:  %v\ncode: %v", documented, SupportedOps)
+	if strings.Join(documented, " ") != strings.Join(names, " ") {
+		t.Errorf("documented op list differs from SupportedOps:\ndoc:  %v\ncode: %v", documented, names)
 	}
 }
 

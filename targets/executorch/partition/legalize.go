@@ -96,7 +96,7 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 		if indeg[u] != 0 {
 			return
 		}
-		if prioritized[u.Op.Info().Name] {
+		if prioritized[u.Op] {
 			q.pushFront(entry{n: u})
 		} else {
 			q.pushBack(entry{n: u})
@@ -139,16 +139,16 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 }
 
 // prioritized are the ops legalize_graph queues first once ready.
-var prioritized = map[string]bool{
-	"operator.add": true, "operator.mul": true, "operator.sub": true,
-	"operator.floordiv": true, "operator.truediv": true, "operator.mod": true,
-	"operator.le": true, "operator.lt": true, "operator.ge": true,
-	"operator.gt": true, "operator.eq": true, "operator.ne": true,
-	"aten.sym_constrain_range.default":          true,
-	"aten.sym_constrain_range_for_size.default": true,
-	"aten._assert_async.msg":                    true,
-	"aten._assert_scalar.default":               true,
-	"aten.scalar_tensor.default":                true,
+var prioritized = map[ir.Op]bool{
+	ir.OpOperatorAdd: true, ir.OpOperatorMul: true, ir.OpOperatorSub: true,
+	ir.OpOperatorFloordiv: true, ir.OpOperatorTruediv: true, ir.OpOperatorMod: true,
+	ir.OpOperatorLe: true, ir.OpOperatorLt: true, ir.OpOperatorGe: true,
+	ir.OpOperatorGt: true, ir.OpOperatorEq: true, ir.OpOperatorNe: true,
+	ir.OpAtenSymConstrainRange:        true,
+	ir.OpAtenSymConstrainRangeForSize: true,
+	ir.OpAten_AssertAsyncMsg:          true,
+	ir.OpAten_AssertScalar:            true,
+	ir.OpAtenScalarTensor:             true,
 }
 
 // entry is one queue element: a node, a value whose users it releases (a

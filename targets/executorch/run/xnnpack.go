@@ -127,7 +127,7 @@ func (m *Method) runXNN(p *pte.XNNPayload, args []int32) error {
 				dims[k] = int64(d)
 			}
 			if numel(dims) == x.Numel() && len(dims) != x.Rank() {
-				if x, err = aten("aten.reshape.default", x, toValues(dims)); err != nil {
+				if x, err = aten(ir.OpAtenReshape, x, toValues(dims)); err != nil {
 					return err
 				}
 			}
@@ -154,7 +154,7 @@ func (m *Method) runXNN(p *pte.XNNPayload, args []int32) error {
 		// A 0-d program tensor is produced with dims [1].
 		if s, ok := m.vals[args[t.ExternalId]].(*slot); ok && len(s.sizes) != v.Rank() && numel(s.sizes) == v.Numel() {
 			var err error
-			if v, err = aten("aten.reshape.default", v, toValues(s.sizes)); err != nil {
+			if v, err = aten(ir.OpAtenReshape, v, toValues(s.sizes)); err != nil {
 				return err
 			}
 		}
@@ -284,7 +284,7 @@ func (r *xrun) define(n *xnnfb.XNodeT, id uint32, t *interp.Tensor) error {
 	var err error
 	if mm := n.OutputMinMax; mm != nil {
 		lo, hi := float64(mm.OutputMin), float64(mm.OutputMax)
-		if t, err = aten("aten.clamp.default", t, lo, hi); err != nil {
+		if t, err = aten(ir.OpAtenClamp, t, lo, hi); err != nil {
 			return err
 		}
 	}
@@ -329,14 +329,14 @@ func (r *xrun) get(id uint32) (*interp.Tensor, error) {
 }
 
 // aten runs one ATen op with a single tensor result.
-func aten(name string, args ...interp.Value) (*interp.Tensor, error) {
-	outs, err := interp.RunOp(ir.MustLookupOp(name), args)
+func aten(op ir.Op, args ...interp.Value) (*interp.Tensor, error) {
+	outs, err := interp.RunOp(op, args)
 	if err != nil {
 		return nil, err
 	}
 	t, ok := outs[0].(*interp.Tensor)
 	if !ok {
-		return nil, fmt.Errorf("%s returned %s", name, interp.Describe(outs[0]))
+		return nil, fmt.Errorf("%s returned %s", op, interp.Describe(outs[0]))
 	}
 	return t, nil
 }

@@ -5,37 +5,38 @@ import (
 	"math"
 
 	"github.com/fxport/fxport/interp"
+	"github.com/fxport/fxport/ir"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
 )
 
 // binaryOps and unaryOps map XNNPACK elementwise nodes to ATen ops.
 var (
-	binaryOps = map[xnnfb.XNodeUnion]string{
-		xnnfb.XNodeUnionXNNAdd:                 "aten.add.Tensor",
-		xnnfb.XNodeUnionXNNSubtract:            "aten.sub.Tensor",
-		xnnfb.XNodeUnionXNNMultiply:            "aten.mul.Tensor",
-		xnnfb.XNodeUnionXNNDiv:                 "aten.div.Tensor",
-		xnnfb.XNodeUnionXNNMinimum:             "aten.minimum.default",
-		xnnfb.XNodeUnionXNNMaximum:             "aten.maximum.default",
-		xnnfb.XNodeUnionXNNBatchMatrixMultiply: "aten.bmm.default",
-		xnnfb.XNodeUnionXNNPReLU:               "aten.prelu.default",
+	binaryOps = map[xnnfb.XNodeUnion]ir.Op{
+		xnnfb.XNodeUnionXNNAdd:                 ir.OpAtenAddTensor,
+		xnnfb.XNodeUnionXNNSubtract:            ir.OpAtenSubTensor,
+		xnnfb.XNodeUnionXNNMultiply:            ir.OpAtenMulTensor,
+		xnnfb.XNodeUnionXNNDiv:                 ir.OpAtenDivTensor,
+		xnnfb.XNodeUnionXNNMinimum:             ir.OpAtenMinimum,
+		xnnfb.XNodeUnionXNNMaximum:             ir.OpAtenMaximum,
+		xnnfb.XNodeUnionXNNBatchMatrixMultiply: ir.OpAtenBmm,
+		xnnfb.XNodeUnionXNNPReLU:               ir.OpAtenPrelu,
 	}
-	unaryOps = map[xnnfb.XNodeUnion]string{
-		xnnfb.XNodeUnionXNNSigmoid:              "aten.sigmoid.default",
-		xnnfb.XNodeUnionXNNTanh:                 "aten.tanh.default",
-		xnnfb.XNodeUnionXNNAbs:                  "aten.abs.default",
-		xnnfb.XNodeUnionXNNNegate:               "aten.neg.default",
-		xnnfb.XNodeUnionXNNFloor:                "aten.floor.default",
-		xnnfb.XNodeUnionXNNCeiling:              "aten.ceil.default",
-		xnnfb.XNodeUnionXNNSquareRoot:           "aten.sqrt.default",
-		xnnfb.XNodeUnionXNNReciprocalSquareRoot: "aten.rsqrt.default",
-		xnnfb.XNodeUnionXNNExp:                  "aten.exp.default",
-		xnnfb.XNodeUnionXNNLog:                  "aten.log.default",
-		xnnfb.XNodeUnionXNNSin:                  "aten.sin.default",
-		xnnfb.XNodeUnionXNNCos:                  "aten.cos.default",
-		xnnfb.XNodeUnionXNNGelu:                 "aten.gelu.default",
-		xnnfb.XNodeUnionXNNHardswish:            "aten.hardswish.default",
-		xnnfb.XNodeUnionXNNCopy:                 "aten.clone.default",
+	unaryOps = map[xnnfb.XNodeUnion]ir.Op{
+		xnnfb.XNodeUnionXNNSigmoid:              ir.OpAtenSigmoid,
+		xnnfb.XNodeUnionXNNTanh:                 ir.OpAtenTanh,
+		xnnfb.XNodeUnionXNNAbs:                  ir.OpAtenAbs,
+		xnnfb.XNodeUnionXNNNegate:               ir.OpAtenNeg,
+		xnnfb.XNodeUnionXNNFloor:                ir.OpAtenFloor,
+		xnnfb.XNodeUnionXNNCeiling:              ir.OpAtenCeil,
+		xnnfb.XNodeUnionXNNSquareRoot:           ir.OpAtenSqrt,
+		xnnfb.XNodeUnionXNNReciprocalSquareRoot: ir.OpAtenRsqrt,
+		xnnfb.XNodeUnionXNNExp:                  ir.OpAtenExp,
+		xnnfb.XNodeUnionXNNLog:                  ir.OpAtenLog,
+		xnnfb.XNodeUnionXNNSin:                  ir.OpAtenSin,
+		xnnfb.XNodeUnionXNNCos:                  ir.OpAtenCos,
+		xnnfb.XNodeUnionXNNGelu:                 ir.OpAtenGelu,
+		xnnfb.XNodeUnionXNNHardswish:            ir.OpAtenHardswish,
+		xnnfb.XNodeUnionXNNCopy:                 ir.OpAtenClone,
 	}
 )
 
@@ -79,9 +80,9 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 			// define); a conversion is the identity in the float domain.
 			out = in
 		case xnnfb.XNodeUnionXNNSoftmax:
-			out, err = aten("aten._softmax.default", in, int64(-1), false)
+			out, err = aten(ir.OpAten_Softmax, in, int64(-1), false)
 		case xnnfb.XNodeUnionXNNSquare:
-			out, err = aten("aten.mul.Tensor", in, in)
+			out, err = aten(ir.OpAtenMulTensor, in, in)
 		case xnnfb.XNodeUnionXNNGlobalAvgPooling2d:
 			// NHWC in; without XNN_FLAG_KEEP_DIMS XNNPACK drops the
 			// pooled dims, so the output must be declared 2-D.
@@ -91,7 +92,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 					return fmt.Errorf("XNNGlobalAvgPooling2d: output value %d has %d dims, the node makes %d (flags %#x; XNN_FLAG_KEEP_DIMS keeps the pooled dims): XNNPACK refuses to define it", x.OutputId, len(d.Dims), want, x.Flags)
 				}
 			}
-			out, err = aten("aten.mean.dim", in, toValues([]int64{1, 2}), keep, nil)
+			out, err = aten(ir.OpAtenMeanDim, in, toValues([]int64{1, 2}), keep, nil)
 		default:
 			name, ok := unaryOps[kind]
 			if !ok {
@@ -122,7 +123,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 				return err
 			}
 		}
-		out, err := aten("aten.linear.default", in, w, b)
+		out, err := aten(ir.OpAtenLinear, in, w, b)
 		if err != nil {
 			return err
 		}
@@ -144,7 +145,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 		for i, p := range x.Perm {
 			perm[i] = int64(p)
 		}
-		out, err := aten("aten.permute.default", in, toValues(perm))
+		out, err := aten(ir.OpAtenPermute, in, toValues(perm))
 		if err != nil {
 			return err
 		}
@@ -161,7 +162,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 				shape[i] = -1 // a dynamic dim: inferred
 			}
 		}
-		out, err := aten("aten.reshape.default", in, toValues(shape))
+		out, err := aten(ir.OpAtenReshape, in, toValues(shape))
 		if err != nil {
 			return err
 		}
@@ -178,7 +179,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 			}
 			ts = append(ts, t)
 		}
-		out, err := aten("aten.cat.default", ts, int64(x.Axis))
+		out, err := aten(ir.OpAtenCat, ts, int64(x.Axis))
 		if err != nil {
 			return err
 		}
@@ -193,7 +194,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 				break
 			}
 			start := int64(x.Offsets[d])
-			if out, err = aten("aten.slice.Tensor", out, int64(d), start, start+int64(x.Sizes[d]), int64(1)); err != nil {
+			if out, err = aten(ir.OpAtenSliceTensor, out, int64(d), start, start+int64(x.Sizes[d]), int64(1)); err != nil {
 				return err
 			}
 		}
@@ -207,7 +208,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 		for d := len(x.PrePaddings) - 1; d >= 0 && d < len(x.PostPaddings); d-- {
 			pad = append(pad, int64(x.PrePaddings[d]), int64(x.PostPaddings[d]))
 		}
-		out, err := aten("aten.constant_pad_nd.default", in, toValues(pad), float64(x.PaddingValue))
+		out, err := aten(ir.OpAtenConstantPadNd, in, toValues(pad), float64(x.PaddingValue))
 		if err != nil {
 			return err
 		}
@@ -217,7 +218,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 		if err != nil {
 			return err
 		}
-		out, err := aten("aten.leaky_relu.default", in, float64(x.NegativeSlope))
+		out, err := aten(ir.OpAtenLeakyRelu, in, float64(x.NegativeSlope))
 		if err != nil {
 			return err
 		}
@@ -227,7 +228,7 @@ func (r *xrun) node(n *xnnfb.XNodeT) error {
 		if err != nil {
 			return err
 		}
-		out, err := aten("aten.elu.default", in, float64(x.Alpha), int64(1), int64(1))
+		out, err := aten(ir.OpAtenElu, in, float64(x.Alpha), int64(1), int64(1))
 		if err != nil {
 			return err
 		}
@@ -242,7 +243,7 @@ func padNCHW(in *interp.Tensor, top, right, bottom, left uint32, value float64) 
 	if top == bottom && left == right {
 		return in, []int64{int64(top), int64(left)}, nil
 	}
-	out, err := aten("aten.constant_pad_nd.default", in, toValues([]int64{int64(left), int64(right), int64(top), int64(bottom)}), value)
+	out, err := aten(ir.OpAtenConstantPadNd, in, toValues([]int64{int64(left), int64(right), int64(top), int64(bottom)}), value)
 	return out, []int64{0, 0}, err
 }
 
@@ -271,30 +272,30 @@ func (r *xrun) conv(n *xnnfb.XNodeT, kind xnnfb.XNodeUnion, x *xnnfb.XNNNodeConv
 	case xnnfb.XNodeUnionXNNConvTranspose2d:
 		return r.deconv(n, x, in, w, b)
 	case xnnfb.XNodeUnionXNNConv2d:
-		w, err = aten("aten.permute.default", w, nhwcToNCHW) // OHWI → OIHW
+		w, err = aten(ir.OpAtenPermute, w, nhwcToNCHW) // OHWI → OIHW
 	case xnnfb.XNodeUnionXNNDepthwiseConv2d:
-		w, err = aten("aten.permute.default", w, toValues([]int64{3, 0, 1, 2})) // 1HWO → O1HW
+		w, err = aten(ir.OpAtenPermute, w, toValues([]int64{3, 0, 1, 2})) // 1HWO → O1HW
 	default:
 		return fmt.Errorf("node kind %s is not supported", kind)
 	}
 	if err != nil {
 		return err
 	}
-	if in, err = aten("aten.permute.default", in, nhwcToNCHW); err != nil {
+	if in, err = aten(ir.OpAtenPermute, in, nhwcToNCHW); err != nil {
 		return err
 	}
 	in, pad, err := padNCHW(in, x.PaddingTop, x.PaddingRight, x.PaddingBottom, x.PaddingLeft, 0)
 	if err != nil {
 		return err
 	}
-	out, err := aten("aten.convolution.default", in, w, b,
+	out, err := aten(ir.OpAtenConvolution, in, w, b,
 		toValues([]int64{int64(x.SubsamplingHeight), int64(x.SubsamplingWidth)}), toValues(pad),
 		toValues([]int64{int64(x.DilationHeight), int64(x.DilationWidth)}), transposed,
 		toValues([]int64{0, 0}), int64(x.Groups))
 	if err != nil {
 		return err
 	}
-	if out, err = aten("aten.permute.default", out, nchwToNHWC); err != nil {
+	if out, err = aten(ir.OpAtenPermute, out, nchwToNHWC); err != nil {
 		return err
 	}
 	return r.define(n, x.OutputId, out)
@@ -306,7 +307,7 @@ func (r *xrun) pool(n *xnnfb.XNodeT, kind xnnfb.XNodeUnion, x *xnnfb.XNNPooling2
 	if err != nil {
 		return err
 	}
-	if in, err = aten("aten.permute.default", in, nhwcToNCHW); err != nil {
+	if in, err = aten(ir.OpAtenPermute, in, nhwcToNCHW); err != nil {
 		return err
 	}
 	k := toValues([]int64{int64(x.PoolingHeight), int64(x.PoolingWidth)})
@@ -319,20 +320,20 @@ func (r *xrun) pool(n *xnnfb.XNodeT, kind xnnfb.XNodeUnion, x *xnnfb.XNNPooling2
 			return err
 		}
 		dil := toValues([]int64{max(1, int64(x.DilationHeight)), max(1, int64(x.DilationWidth))})
-		out, err = aten("aten.max_pool2d.default", in, k, s, toValues(pad), dil, false)
+		out, err = aten(ir.OpAtenMaxPool2d, in, k, s, toValues(pad), dil, false)
 	case xnnfb.XNodeUnionXNNAvgPooling2d:
 		pad := []int64{int64(x.PaddingTop), int64(x.PaddingLeft)}
 		if x.PaddingTop != x.PaddingBottom || x.PaddingLeft != x.PaddingRight {
 			return fmt.Errorf("asymmetric average-pooling padding is not supported")
 		}
-		out, err = aten("aten.avg_pool2d.default", in, k, s, toValues(pad), false, false, nil)
+		out, err = aten(ir.OpAtenAvgPool2d, in, k, s, toValues(pad), false, false, nil)
 	default:
 		return fmt.Errorf("node kind %s is not supported", kind)
 	}
 	if err != nil {
 		return err
 	}
-	if out, err = aten("aten.permute.default", out, nchwToNHWC); err != nil {
+	if out, err = aten(ir.OpAtenPermute, out, nchwToNHWC); err != nil {
 		return err
 	}
 	return r.define(n, x.OutputId, out)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fxport/fxport/interp"
+	"github.com/fxport/fxport/ir"
 	xnnfb "github.com/fxport/fxport/targets/executorch/fb/fb_xnnpack"
 )
 
@@ -32,15 +33,15 @@ func (r *xrun) resize(n *xnnfb.XNodeT, x *xnnfb.XNNStaticResizeBilinear2DT) erro
 	if x.NewHeight == 0 || x.NewWidth == 0 {
 		return fmt.Errorf("resize to %dx%d", x.NewHeight, x.NewWidth)
 	}
-	if in, err = aten("aten.permute.default", in, nhwcToNCHW); err != nil {
+	if in, err = aten(ir.OpAtenPermute, in, nhwcToNCHW); err != nil {
 		return err
 	}
-	out, err := aten("aten.upsample_bilinear2d.vec", in, toValues([]int64{int64(x.NewHeight), int64(x.NewWidth)}),
+	out, err := aten(ir.OpAtenUpsampleBilinear2dVec, in, toValues([]int64{int64(x.NewHeight), int64(x.NewWidth)}),
 		x.Flags&xflagAlignCorners != 0, nil)
 	if err != nil {
 		return err
 	}
-	if out, err = aten("aten.permute.default", out, nchwToNHWC); err != nil {
+	if out, err = aten(ir.OpAtenPermute, out, nchwToNHWC); err != nil {
 		return err
 	}
 	return r.define(n, x.OutputId, out)
@@ -61,20 +62,20 @@ func (r *xrun) deconv(n *xnnfb.XNodeT, x *xnnfb.XNNNodeConvT, in, w *interp.Tens
 	}
 	kh, kw := int64(x.KernelHeight), int64(x.KernelWidth)
 	var err error
-	if w, err = aten("aten.reshape.default", w, toValues([]int64{g, oc, kh, kw, ic})); err != nil {
+	if w, err = aten(ir.OpAtenReshape, w, toValues([]int64{g, oc, kh, kw, ic})); err != nil {
 		return err
 	}
-	if w, err = aten("aten.permute.default", w, toValues([]int64{0, 4, 1, 2, 3})); err != nil {
+	if w, err = aten(ir.OpAtenPermute, w, toValues([]int64{0, 4, 1, 2, 3})); err != nil {
 		return err
 	}
-	if w, err = aten("aten.reshape.default", w, toValues([]int64{g * ic, oc, kh, kw})); err != nil {
+	if w, err = aten(ir.OpAtenReshape, w, toValues([]int64{g * ic, oc, kh, kw})); err != nil {
 		return err
 	}
-	if in, err = aten("aten.permute.default", in, nhwcToNCHW); err != nil {
+	if in, err = aten(ir.OpAtenPermute, in, nhwcToNCHW); err != nil {
 		return err
 	}
 	sh, sw := max(1, int64(x.SubsamplingHeight)), max(1, int64(x.SubsamplingWidth))
-	out, err := aten("aten.convolution.default", in, w, b, toValues([]int64{sh, sw}), toValues([]int64{0, 0}),
+	out, err := aten(ir.OpAtenConvolution, in, w, b, toValues([]int64{sh, sw}), toValues([]int64{0, 0}),
 		toValues([]int64{max(1, int64(x.DilationHeight)), max(1, int64(x.DilationWidth))}), true,
 		toValues([]int64{int64(x.AdjustmentHeight), int64(x.AdjustmentWidth)}), g)
 	if err != nil {
@@ -89,11 +90,11 @@ func (r *xrun) deconv(n *xnnfb.XNodeT, x *xnnfb.XNNNodeConvT, in, w *interp.Tens
 		if c[1] == 0 && c[2] == 0 {
 			continue
 		}
-		if out, err = aten("aten.slice.Tensor", out, c[0], c[1], size-c[2], int64(1)); err != nil {
+		if out, err = aten(ir.OpAtenSliceTensor, out, c[0], c[1], size-c[2], int64(1)); err != nil {
 			return err
 		}
 	}
-	if out, err = aten("aten.permute.default", out.Clone(), nchwToNHWC); err != nil {
+	if out, err = aten(ir.OpAtenPermute, out.Clone(), nchwToNHWC); err != nil {
 		return err
 	}
 	return r.define(n, x.OutputId, out)

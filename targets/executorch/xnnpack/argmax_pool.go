@@ -60,8 +60,8 @@ var (
 )
 
 func init() {
-	addRule("aten.max_pool2d_with_indices.default", "MaxPool2dConfig", checkArgMaxPool)
-	addRule("xnnpack.argmax_pool2d.default", "MaxPool2dConfig", checkXNNArgMax)
+	addRule(ir.OpAtenMaxPool2dWithIndices, "MaxPool2dConfig", checkArgMaxPool)
+	addRule(ir.OpXnnpackArgmaxPool2d, "MaxPool2dConfig", checkXNNArgMax)
 }
 
 // argPool is an eligible max_pool2d_with_indices: static sizes.

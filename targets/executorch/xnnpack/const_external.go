@@ -16,27 +16,25 @@ import "github.com/fxport/fxport/ir"
 // segment, an external input of the XNNPACK graph).
 
 // genericOps are the ops whose configs claim the node alone.
-var genericOps = map[string]bool{}
+var genericOps = map[ir.Op]bool{}
 
 func init() {
-	for _, name := range []string{
-		"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor",
-		"aten.maximum.default", "aten.minimum.default",
-		"aten.relu.default", "aten.hardtanh.default", "aten.clamp.default", "aten.sigmoid.default",
-		"aten.tanh.default", "aten.neg.default", "aten.abs.default", "aten.sqrt.default",
-		"aten.rsqrt.default", "aten.exp.default", "aten.log.default", "aten.ceil.default",
-		"aten.floor.default", "aten.hardswish.default", "aten.sin.default", "aten.cos.default",
-		"aten.leaky_relu.default", "aten.gelu.default", "aten.pow.Tensor_Scalar", "aten._softmax.default",
-		"aten.permute_copy.default", "aten.view_copy.default", "aten.squeeze_copy.dim",
-		"aten.squeeze_copy.dims", "aten.unsqueeze_copy.default", "aten.cat.default",
-		"aten.slice_copy.Tensor", "aten.constant_pad_nd.default", "aten.avg_pool2d.default",
-		"aten.max_pool2d.default", "aten.mean.dim", "aten.bmm.default", "aten.elu.default",
-		"aten.upsample_bilinear2d.vec", "aten.upsample_bilinear2d.default",
-		"dim_order_ops._clone_dim_order.default", "dim_order_ops._to_dim_order_copy.default",
+	for _, op := range []ir.Op{
+		ir.OpAtenAddTensor, ir.OpAtenSubTensor, ir.OpAtenMulTensor, ir.OpAtenDivTensor,
+		ir.OpAtenMaximum, ir.OpAtenMinimum,
+		ir.OpAtenRelu, ir.OpAtenHardtanh, ir.OpAtenClamp, ir.OpAtenSigmoid,
+		ir.OpAtenTanh, ir.OpAtenNeg, ir.OpAtenAbs, ir.OpAtenSqrt,
+		ir.OpAtenRsqrt, ir.OpAtenExp, ir.OpAtenLog, ir.OpAtenCeil,
+		ir.OpAtenFloor, ir.OpAtenHardswish, ir.OpAtenSin, ir.OpAtenCos,
+		ir.OpAtenLeakyRelu, ir.OpAtenGelu, ir.OpAtenPowTensorScalar, ir.OpAten_Softmax,
+		ir.OpAtenPermuteCopy, ir.OpAtenViewCopy, ir.OpAtenSqueezeCopyDim,
+		ir.OpAtenSqueezeCopyDims, ir.OpAtenUnsqueezeCopy, ir.OpAtenCat,
+		ir.OpAtenSliceCopyTensor, ir.OpAtenConstantPadNd, ir.OpAtenAvgPool2d,
+		ir.OpAtenMaxPool2d, ir.OpAtenMeanDim, ir.OpAtenBmm, ir.OpAtenElu,
+		ir.OpAtenUpsampleBilinear2dVec, ir.OpAtenUpsampleBilinear2d,
+		ir.OpDimOrderOps_CloneDimOrder, ir.OpDimOrderOps_ToDimOrderCopy,
 	} {
-		if _, ok := ir.LookupOp(name); ok {
-			genericOps[name] = true
-		}
+		genericOps[op] = true
 	}
 }
 
@@ -54,7 +52,7 @@ func bakes(in *ir.Value) bool {
 		if u.IsReturn() {
 			continue
 		}
-		if !genericOps[u.Op.Info().Name] || foldedWeight(u) {
+		if !genericOps[u.Op] || foldedWeight(u) {
 			return true
 		}
 	}

@@ -25,8 +25,8 @@ var (
 )
 
 func init() {
-	addRule("dim_order_ops._to_dim_order_copy.default", "ToDimOrderCopyConfig", checkDimOrderCopy)
-	addRule("dim_order_ops._clone_dim_order.default", "CloneDimOrderConfig", checkDimOrderCopy)
+	addRule(ir.OpDimOrderOps_ToDimOrderCopy, "ToDimOrderCopyConfig", checkDimOrderCopy)
+	addRule(ir.OpDimOrderOps_CloneDimOrder, "CloneDimOrderConfig", checkDimOrderCopy)
 }
 
 // isDimOrderCopy reports the two ops this file lowers.

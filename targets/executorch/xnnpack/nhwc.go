@@ -22,24 +22,24 @@ import (
 // size is 1 is a reshape, not a transpose (relayout).
 
 // nhwcProducers compute in NHWC whatever surrounds them.
-var nhwcProducers = map[string]bool{
-	"aten.convolution.default": true, "aten.avg_pool2d.default": true, "aten.max_pool2d.default": true, "aten.max_pool2d_with_indices.default": true,
-	"aten.mean.dim": true, "aten.prelu.default": true, "aten._prelu_kernel.default": true,
-	"aten.upsample_bilinear2d.vec": true, "aten.upsample_bilinear2d.default": true,
+var nhwcProducers = map[ir.Op]bool{
+	ir.OpAtenConvolution: true, ir.OpAtenAvgPool2d: true, ir.OpAtenMaxPool2d: true, ir.OpAtenMaxPool2dWithIndices: true,
+	ir.OpAtenMeanDim: true, ir.OpAtenPrelu: true, ir.OpAten_PreluKernel: true,
+	ir.OpAtenUpsampleBilinear2dVec: true, ir.OpAtenUpsampleBilinear2d: true,
 }
 
 // agnosticUnary are the layout-agnostic ops of one tensor operand (beside
 // unaryKinds, less softmax, whose dim depends on the layout).
-var agnosticUnary = map[string]bool{
-	"aten.relu.default": true, "aten.hardtanh.default": true, "aten.clamp.default": true,
-	"aten.leaky_relu.default": true, "aten.elu.default": true,
+var agnosticUnary = map[ir.Op]bool{
+	ir.OpAtenRelu: true, ir.OpAtenHardtanh: true, ir.OpAtenClamp: true,
+	ir.OpAtenLeakyRelu: true, ir.OpAtenElu: true,
 }
 
 // agnosticBinary are the elementwise binary ops (prelu excluded: it
 // broadcasts its slope over the channel dim).
-var agnosticBinary = map[string]bool{
-	"aten.add.Tensor": true, "aten.sub.Tensor": true, "aten.mul.Tensor": true, "aten.div.Tensor": true,
-	"aten.maximum.default": true, "aten.minimum.default": true,
+var agnosticBinary = map[ir.Op]bool{
+	ir.OpAtenAddTensor: true, ir.OpAtenSubTensor: true, ir.OpAtenMulTensor: true, ir.OpAtenDivTensor: true,
+	ir.OpAtenMaximum: true, ir.OpAtenMinimum: true,
 }
 
 // agnostic reports whether n may compute in NHWC: an elementwise op of
@@ -48,9 +48,9 @@ func (s *ser) agnostic(n *ir.Node) bool {
 	if s.skip[n] || s.qadds[n] != nil || s.qfcs[n] != nil || s.qconvs[n] != nil || s.dfcs[n] != nil {
 		return false
 	}
-	name := n.Op.Info().Name
+	name := n.Op
 	_, un := unaryKinds[name]
-	if name == "aten._softmax.default" {
+	if name == ir.OpAten_Softmax {
 		un = false
 	}
 	if !un && !agnosticUnary[name] && !agnosticBinary[name] {
@@ -80,7 +80,7 @@ func (s *ser) producesNHWC(n *ir.Node) bool {
 	if s.skip[n] || s.qconvs[n] != nil || s.qpools[n] != nil {
 		return false
 	}
-	return nhwcProducers[n.Op.Info().Name]
+	return nhwcProducers[n.Op]
 }
 
 // layoutPlan is the graph planLayout works on: every rank-4 non-constant
@@ -252,7 +252,7 @@ func (s *ser) nhwcNode(n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	name := n.Op.Info().Name
+	name := n.Op
 	if k, ok := binaryKinds[name]; ok && len(ins) == 2 {
 		s.add(k, &xnnfb.XNNNode2x1T{Input1Id: ins[0], Input2Id: ins[1], OutputId: out}, s.handle, mm)
 		return nil
@@ -262,12 +262,12 @@ func (s *ser) nhwcNode(n *ir.Node) error {
 		return nil
 	}
 	switch name {
-	case "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default":
+	case ir.OpAtenRelu, ir.OpAtenHardtanh, ir.OpAtenClamp:
 		s.add(xnnfb.XNodeUnionXNNClamp, &xnnfb.XNNNode1x1T{InputId: ins[0], OutputId: out}, s.handle, clampRange(n))
-	case "aten.leaky_relu.default":
+	case ir.OpAtenLeakyRelu:
 		slope, _ := number(n.Arg("negative_slope"))
 		s.add(xnnfb.XNodeUnionXNNLeakyReLU, &xnnfb.XNNLeakyReLUT{NegativeSlope: float32(slope), InputId: ins[0], OutputId: out}, s.handle, nil)
-	case "aten.elu.default":
+	case ir.OpAtenElu:
 		alpha, _ := number(n.Arg("alpha"))
 		s.add(xnnfb.XNodeUnionXNNELU, &xnnfb.XNNELUT{Alpha: float32(alpha), InputId: ins[0], OutputId: out}, s.handle, nil)
 	default:

@@ -10,30 +10,30 @@ import (
 
 // Node visitors: one XNNPACK node (or a few) per claimed IR node.
 
-var binaryKinds = map[string]xnnfb.XNodeUnion{
-	"aten.add.Tensor": xnnfb.XNodeUnionXNNAdd, "aten.sub.Tensor": xnnfb.XNodeUnionXNNSubtract,
-	"aten.mul.Tensor": xnnfb.XNodeUnionXNNMultiply, "aten.div.Tensor": xnnfb.XNodeUnionXNNDiv,
-	"aten.maximum.default": xnnfb.XNodeUnionXNNMaximum, "aten.minimum.default": xnnfb.XNodeUnionXNNMinimum,
-	"aten.prelu.default": xnnfb.XNodeUnionXNNPReLU, "aten._prelu_kernel.default": xnnfb.XNodeUnionXNNPReLU,
+var binaryKinds = map[ir.Op]xnnfb.XNodeUnion{
+	ir.OpAtenAddTensor: xnnfb.XNodeUnionXNNAdd, ir.OpAtenSubTensor: xnnfb.XNodeUnionXNNSubtract,
+	ir.OpAtenMulTensor: xnnfb.XNodeUnionXNNMultiply, ir.OpAtenDivTensor: xnnfb.XNodeUnionXNNDiv,
+	ir.OpAtenMaximum: xnnfb.XNodeUnionXNNMaximum, ir.OpAtenMinimum: xnnfb.XNodeUnionXNNMinimum,
+	ir.OpAtenPrelu: xnnfb.XNodeUnionXNNPReLU, ir.OpAten_PreluKernel: xnnfb.XNodeUnionXNNPReLU,
 }
 
-var unaryKinds = map[string]xnnfb.XNodeUnion{
-	"aten.sigmoid.default": xnnfb.XNodeUnionXNNSigmoid, "aten.tanh.default": xnnfb.XNodeUnionXNNTanh,
-	"aten.neg.default": xnnfb.XNodeUnionXNNNegate, "aten.abs.default": xnnfb.XNodeUnionXNNAbs,
-	"aten.sqrt.default": xnnfb.XNodeUnionXNNSquareRoot, "aten.rsqrt.default": xnnfb.XNodeUnionXNNReciprocalSquareRoot,
-	"aten.exp.default": xnnfb.XNodeUnionXNNExp, "aten.log.default": xnnfb.XNodeUnionXNNLog,
-	"aten.ceil.default": xnnfb.XNodeUnionXNNCeiling, "aten.floor.default": xnnfb.XNodeUnionXNNFloor,
-	"aten.hardswish.default": xnnfb.XNodeUnionXNNHardswish, "aten.gelu.default": xnnfb.XNodeUnionXNNGelu,
-	"aten.sin.default": xnnfb.XNodeUnionXNNSin, "aten.cos.default": xnnfb.XNodeUnionXNNCos,
-	"aten._softmax.default": xnnfb.XNodeUnionXNNSoftmax, "aten.pow.Tensor_Scalar": xnnfb.XNodeUnionXNNSquare,
-	"dim_order_ops._clone_dim_order.default": xnnfb.XNodeUnionXNNCopy,
+var unaryKinds = map[ir.Op]xnnfb.XNodeUnion{
+	ir.OpAtenSigmoid: xnnfb.XNodeUnionXNNSigmoid, ir.OpAtenTanh: xnnfb.XNodeUnionXNNTanh,
+	ir.OpAtenNeg: xnnfb.XNodeUnionXNNNegate, ir.OpAtenAbs: xnnfb.XNodeUnionXNNAbs,
+	ir.OpAtenSqrt: xnnfb.XNodeUnionXNNSquareRoot, ir.OpAtenRsqrt: xnnfb.XNodeUnionXNNReciprocalSquareRoot,
+	ir.OpAtenExp: xnnfb.XNodeUnionXNNExp, ir.OpAtenLog: xnnfb.XNodeUnionXNNLog,
+	ir.OpAtenCeil: xnnfb.XNodeUnionXNNCeiling, ir.OpAtenFloor: xnnfb.XNodeUnionXNNFloor,
+	ir.OpAtenHardswish: xnnfb.XNodeUnionXNNHardswish, ir.OpAtenGelu: xnnfb.XNodeUnionXNNGelu,
+	ir.OpAtenSin: xnnfb.XNodeUnionXNNSin, ir.OpAtenCos: xnnfb.XNodeUnionXNNCos,
+	ir.OpAten_Softmax: xnnfb.XNodeUnionXNNSoftmax, ir.OpAtenPowTensorScalar: xnnfb.XNodeUnionXNNSquare,
+	ir.OpDimOrderOps_CloneDimOrder: xnnfb.XNodeUnionXNNCopy,
 }
 
 // fusable producers take a clamp in their output_min_max (exir's
 // FuseActivationPass targets).
-var fusable = map[string]bool{
-	"aten.convolution.default": true, "aten.addmm.default": true, "aten.mm.default": true,
-	"aten.add.Tensor": true, "aten.sub.Tensor": true, "aten.mul.Tensor": true, "aten.div.Tensor": true,
+var fusable = map[ir.Op]bool{
+	ir.OpAtenConvolution: true, ir.OpAtenAddmm: true, ir.OpAtenMm: true,
+	ir.OpAtenAddTensor: true, ir.OpAtenSubTensor: true, ir.OpAtenMulTensor: true, ir.OpAtenDivTensor: true,
 }
 
 func isClamp(n *ir.Node) bool {
@@ -73,7 +73,7 @@ func (s *ser) planFusion(region *ir.Graph) {
 			continue
 		}
 		in := n.Args[0].Value
-		if in.Def == nil || !fusable[in.Def.Op.Info().Name] || in.NumUses() != 1 || s.fused[in] != nil {
+		if in.Def == nil || !fusable[in.Def.Op] || in.NumUses() != 1 || s.fused[in] != nil {
 			continue
 		}
 		if _, isOut := s.outExt[in]; isOut {
@@ -145,7 +145,7 @@ func (s *ser) node(n *ir.Node) error {
 	if isDimOrderCopy(n) {
 		return s.dimOrderNode(n) // dimorder_copy.go
 	}
-	name := n.Op.Info().Name
+	name := n.Op
 	if k, ok := binaryKinds[name]; ok {
 		if m := s.qadds[n]; m != nil {
 			return s.quantAddNode(m)
@@ -182,7 +182,7 @@ func (s *ser) node(n *ir.Node) error {
 		return nil
 	}
 	switch name {
-	case "aten.relu.default", "aten.hardtanh.default", "aten.clamp.default":
+	case ir.OpAtenRelu, ir.OpAtenHardtanh, ir.OpAtenClamp:
 		in, err := s.get(n.Args[0].Value)
 		if err != nil {
 			return err
@@ -193,7 +193,7 @@ func (s *ser) node(n *ir.Node) error {
 		}
 		s.add(xnnfb.XNodeUnionXNNClamp, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out}, s.handle, clampRange(n))
 		return nil
-	case "aten.leaky_relu.default":
+	case ir.OpAtenLeakyRelu:
 		in, err := s.get(n.Args[0].Value)
 		if err != nil {
 			return err
@@ -205,13 +205,13 @@ func (s *ser) node(n *ir.Node) error {
 		slope, _ := number(n.Arg("negative_slope"))
 		s.add(xnnfb.XNodeUnionXNNLeakyReLU, &xnnfb.XNNLeakyReLUT{NegativeSlope: float32(slope), InputId: in, OutputId: out}, s.handle, nil)
 		return nil
-	case "aten.addmm.default", "aten.mm.default":
+	case ir.OpAtenAddmm, ir.OpAtenMm:
 		return s.fullyConnected(n)
-	case "aten.convolution.default":
+	case ir.OpAtenConvolution:
 		return s.conv(n)
-	case "aten.avg_pool2d.default":
+	case ir.OpAtenAvgPool2d:
 		return s.avgPool(n)
-	case "aten.mean.dim":
+	case ir.OpAtenMeanDim:
 		in, err := s.getNHWC(n.Args[0].Value)
 		if err != nil {
 			return err
@@ -224,9 +224,9 @@ func (s *ser) node(n *ir.Node) error {
 		// output keeps its reduced dims, [N, 1, 1, C] in NHWC.
 		s.add(xnnfb.XNodeUnionXNNGlobalAvgPooling2d, &xnnfb.XNNNode1x1T{InputId: in, OutputId: out, Flags: flagKeepDims}, s.handle, nil)
 		return nil
-	case "aten.permute_copy.default":
+	case ir.OpAtenPermuteCopy:
 		return s.permute(n)
-	case "aten.view_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.unsqueeze_copy.default":
+	case ir.OpAtenViewCopy, ir.OpAtenSqueezeCopyDim, ir.OpAtenSqueezeCopyDims, ir.OpAtenUnsqueezeCopy:
 		in, err := s.get(n.Args[0].Value)
 		if err != nil {
 			return err
@@ -238,13 +238,13 @@ func (s *ser) node(n *ir.Node) error {
 		shape := reshapeDims(n) // reshape.go; 0: inferred or dynamic (ET-P16 for squeeze/unsqueeze)
 		s.add(xnnfb.XNodeUnionXNNStaticReshape, &xnnfb.XNNStaticReshapeT{NumDims: uint32(len(shape)), NewShape: shape, InputId: in, OutputId: out}, s.handle, nil)
 		return nil
-	case "aten.cat.default":
+	case ir.OpAtenCat:
 		return s.cat(n)
-	case "xnnpack.argmax_pool2d.default":
+	case ir.OpXnnpackArgmaxPool2d:
 		return s.argMaxPool(n) // argmax_pool.go
-	case "quantized_decomposed.quantize_per_tensor.default":
+	case ir.OpQuantizedDecomposedQuantizePerTensor:
 		return s.quantize(n)
-	case "quantized_decomposed.dequantize_per_tensor.default":
+	case ir.OpQuantizedDecomposedDequantizePerTensor:
 		return s.dequantize(n)
 	}
 	if dynQOp(n.Op) {

@@ -10,15 +10,15 @@ import (
 // Visitors for max pooling, constant padding, slicing, batched matmul and
 // ELU (support_more.go holds their rules).
 
-func (s *ser) moreNode(n *ir.Node, name string) error {
+func (s *ser) moreNode(n *ir.Node, name ir.Op) error {
 	switch name {
-	case "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default": // indices unused (maxpool_values.go)
+	case ir.OpAtenMaxPool2d, ir.OpAtenMaxPool2dWithIndices: // indices unused (maxpool_values.go)
 		return s.maxPool(n)
-	case "aten.constant_pad_nd.default":
+	case ir.OpAtenConstantPadNd:
 		return s.constantPad(n)
-	case "aten.slice_copy.Tensor":
+	case ir.OpAtenSliceCopyTensor:
 		return s.slice(n)
-	case "aten.bmm.default":
+	case ir.OpAtenBmm:
 		a, err := s.get(n.Args[0].Value)
 		if err != nil {
 			return err
@@ -33,7 +33,7 @@ func (s *ser) moreNode(n *ir.Node, name string) error {
 		}
 		s.add(xnnfb.XNodeUnionXNNBatchMatrixMultiply, &xnnfb.XNNNode2x1T{Input1Id: a, Input2Id: b, OutputId: out}, s.handle, nil)
 		return nil
-	case "aten.elu.default":
+	case ir.OpAtenElu:
 		in, err := s.get(n.Args[0].Value)
 		if err != nil {
 			return err

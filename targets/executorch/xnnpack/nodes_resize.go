@@ -20,9 +20,9 @@ const flagAlignCorners = 0x00000008
 // output has 2 dims and a 4-D consumer fails to define.
 const flagKeepDims = 0x00000040
 
-func (s *ser) resizeNode(n *ir.Node, name string) error {
+func (s *ser) resizeNode(n *ir.Node, name ir.Op) error {
 	switch name {
-	case "aten.upsample_bilinear2d.vec", "aten.upsample_bilinear2d.default":
+	case ir.OpAtenUpsampleBilinear2dVec, ir.OpAtenUpsampleBilinear2d:
 		return s.resize(n)
 	}
 	return fmt.Errorf("no XNNPACK visitor for %s", name)

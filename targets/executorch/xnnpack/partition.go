@@ -82,7 +82,7 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 	claimed := map[*ir.Node]bool{}
 	for _, n := range nodes {
 		if why := c.supported(n); why != "" {
-			if rules[n.Op].config != "" {
+			if ruleOf(n.Op).config != "" {
 				res.Rejected = append(res.Rejected, Rejected{n, why})
 			}
 			continue
@@ -165,7 +165,7 @@ func group(nodes []*ir.Node, claimed map[*ir.Node]bool, pos map[*ir.Node]int) []
 // (exir drops partitions made of view/permute-like ops alone).
 func trivial(g []*ir.Node) bool {
 	for _, n := range g {
-		switch rules[n.Op].config {
+		switch ruleOf(n.Op).config {
 		case "ViewCopyConfig", "SqueezeCopyConfig", "UnsqueezeCopyConfig", "PermuteConfig", "CloneDimOrderConfig":
 		default:
 			return false

@@ -41,13 +41,13 @@ var (
 const xnnMinBlock = 32
 
 func init() {
-	addRule("quantized_decomposed.choose_qparams.tensor", "QuantizedPerTensorConfig", checkDynChoose)
-	addRule("quantized_decomposed.choose_qparams_per_token_asymmetric.default", "ChooseQParamsAffineConfig", checkDynChoose)
-	addRule("quantized_decomposed.quantize_per_tensor.tensor", "QuantizedPerTensorConfig", checkDynQuant)
-	addRule("quantized_decomposed.quantize_per_token.default", "QuantizeAffineConfig", checkDynQuant)
-	addRule("quantized_decomposed.dequantize_per_tensor.tensor", "DeQuantizedPerTensorConfig", checkDynDequant)
-	addRule("quantized_decomposed.dequantize_per_token.default", "DeQuantizeAffineConfig", checkDynDequant)
-	addRule("quantized_decomposed.dequantize_per_channel_group.default", "DeQuantizeAffineConfig", checkDequantGroup)
+	addRule(ir.OpQuantizedDecomposedChooseQparamsTensor, "QuantizedPerTensorConfig", checkDynChoose)
+	addRule(ir.OpQuantizedDecomposedChooseQparamsPerTokenAsymmetric, "ChooseQParamsAffineConfig", checkDynChoose)
+	addRule(ir.OpQuantizedDecomposedQuantizePerTensorTensor, "QuantizedPerTensorConfig", checkDynQuant)
+	addRule(ir.OpQuantizedDecomposedQuantizePerToken, "QuantizeAffineConfig", checkDynQuant)
+	addRule(ir.OpQuantizedDecomposedDequantizePerTensorTensor, "DeQuantizedPerTensorConfig", checkDynDequant)
+	addRule(ir.OpQuantizedDecomposedDequantizePerToken, "DeQuantizeAffineConfig", checkDynDequant)
+	addRule(ir.OpQuantizedDecomposedDequantizePerChannelGroup, "DeQuantizeAffineConfig", checkDequantGroup)
 }
 
 // dynQOp reports whether op is one of the dynamic / group-wise quantization
@@ -363,8 +363,8 @@ func (c *checker) checkDynFC(fc *ir.Node) string {
 	}
 	nodes := []*ir.Node{m.in.choose, m.in.q, m.in.dq, m.wdq, m.perm, m.view}
 	for _, n := range nodes {
-		if n != nil && c.exclude[rules[n.Op].config] {
-			return "its " + n.Op.Info().Name + " is excluded (" + rules[n.Op].config + ")"
+		if n != nil && c.exclude[ruleOf(n.Op).config] {
+			return "its " + n.Op.Info().Name + " is excluded (" + ruleOf(n.Op).config + ")"
 		}
 	}
 	return ""

@@ -128,8 +128,8 @@ func (c *checker) checkDynConv(n *ir.Node) string {
 		return why
 	}
 	for _, p := range []*ir.Node{m.in.choose, m.in.q, m.in.dq, m.wq.dq} {
-		if c.exclude[rules[p.Op].config] {
-			return "its " + p.Op.Info().Name + " is excluded (" + rules[p.Op].config + ")"
+		if c.exclude[ruleOf(p.Op).config] {
+			return "its " + p.Op.Info().Name + " is excluded (" + ruleOf(p.Op).config + ")"
 		}
 	}
 	return ""

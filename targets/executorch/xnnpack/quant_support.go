@@ -26,9 +26,9 @@ var (
 )
 
 func init() {
-	addRule("quantized_decomposed.quantize_per_tensor.default", "QuantizedPerTensorConfig", checkQuant)
-	addRule("quantized_decomposed.dequantize_per_tensor.default", "DeQuantizedPerTensorConfig", checkDequant)
-	addRule("quantized_decomposed.dequantize_per_channel.default", "DeQuantizedPerChannelConfig", checkDequantCh)
+	addRule(ir.OpQuantizedDecomposedQuantizePerTensor, "QuantizedPerTensorConfig", checkQuant)
+	addRule(ir.OpQuantizedDecomposedDequantizePerTensor, "DeQuantizedPerTensorConfig", checkDequant)
+	addRule(ir.OpQuantizedDecomposedDequantizePerChannel, "DeQuantizedPerChannelConfig", checkDequantCh)
 }
 
 // qparams are one q/dq node's per-tensor parameters.

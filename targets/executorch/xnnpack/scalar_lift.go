@@ -42,7 +42,7 @@ import (
 // clamp and hardtanh take their bounds as node parameters (XNNClamp's
 // output_min_max) and need no constant.
 
-var liftOps = map[string]bool{"aten.add.Tensor": true, "aten.sub.Tensor": true, "aten.mul.Tensor": true, "aten.div.Tensor": true}
+var liftOps = map[ir.Op]bool{ir.OpAtenAddTensor: true, ir.OpAtenSubTensor: true, ir.OpAtenMulTensor: true, ir.OpAtenDivTensor: true}
 
 // tensorForms maps each .Scalar overload liftScalars rewrites to its
 // .Tensor form (whose rule and config decide whether it is lifted).
@@ -133,8 +133,8 @@ func (c *checker) liftable(n *ir.Node) bool {
 	if t, ok := tensorForms[op]; ok {
 		op = t
 	}
-	name := op.Info().Name
-	if !liftOps[name] || c.exclude[rules[op].config] || len(n.Args) < 2 || len(n.Results) != 1 {
+	name := op
+	if !liftOps[name] || c.exclude[ruleOf(op).config] || len(n.Args) < 2 || len(n.Results) != 1 {
 		return false
 	}
 	if k := n.Args[1].Kind; k != ir.ArgInt && k != ir.ArgFloat {
@@ -151,7 +151,7 @@ func (c *checker) liftable(n *ir.Node) bool {
 	if c.tensorOKAs(x.Value, false) != "" || c.tensorOKAs(r, false) != "" {
 		return false
 	}
-	if name == "aten.add.Tensor" || name == "aten.sub.Tensor" {
+	if name == ir.OpAtenAddTensor || name == ir.OpAtenSubTensor {
 		return checkAlphaOne(c, n) == ""
 	}
 	return true

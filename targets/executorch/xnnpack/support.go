@@ -16,37 +16,42 @@ type rule struct {
 }
 
 // rules maps each delegable op to its rule; see pte-format.md §8.6.
-var rules = map[ir.Op]rule{}
+var rules = ir.NewOpTable[rule]("XNNPACK support rules")
 
-func addRule(op, config string, check func(c *checker, n *ir.Node) string) {
-	o := ir.MustLookupOp(op)
+// ruleOf is op's rule, the zero rule when it has none.
+func ruleOf(op ir.Op) rule {
+	r, _ := rules.Lookup(op)
+	return r
+}
+
+func addRule(o ir.Op, config string, check func(c *checker, n *ir.Node) string) {
 	if check == nil {
 		check = func(*checker, *ir.Node) string { return "" }
 	}
-	rules[o] = rule{config, check}
+	rules.Add(rule{config, check}, o)
 }
 
 func init() {
-	addRule("aten.sub.Tensor", "SubConfig", checkAdd) // quant_add.go
-	addRule("aten.add.Tensor", "AddConfig", checkAdd)
-	addRule("aten.mul.Tensor", "MulConfig", checkMul)
-	for op, cfg := range map[string]string{
-		"aten.div.Tensor":      "DivConfig",
-		"aten.maximum.default": "MaximumConfig", "aten.minimum.default": "MinimumConfig",
+	addRule(ir.OpAtenSubTensor, "SubConfig", checkAdd) // quant_add.go
+	addRule(ir.OpAtenAddTensor, "AddConfig", checkAdd)
+	addRule(ir.OpAtenMulTensor, "MulConfig", checkMul)
+	for op, cfg := range map[ir.Op]string{
+		ir.OpAtenDivTensor: "DivConfig",
+		ir.OpAtenMaximum:   "MaximumConfig", ir.OpAtenMinimum: "MinimumConfig",
 	} {
 		addRule(op, cfg, nil)
 	}
-	for op, cfg := range map[string]string{
-		"aten.relu.default": "ReLUConfig", "aten.hardtanh.default": "HardtanhConfig", "aten.clamp.default": "ClampConfig",
-		"aten.sigmoid.default": "SigmoidConfig", "aten.tanh.default": "TanhConfig", "aten.neg.default": "NegConfig",
-		"aten.abs.default": "AbsConfig", "aten.sqrt.default": "SquareRootConfig", "aten.rsqrt.default": "ReciprocalSquareRootConfig",
-		"aten.exp.default": "ExpConfig", "aten.log.default": "LogConfig", "aten.ceil.default": "CeilConfig",
-		"aten.floor.default": "FloorConfig", "aten.hardswish.default": "HardswishConfig", "aten.sin.default": "SinConfig",
-		"aten.cos.default": "CosConfig", "aten.leaky_relu.default": "LeakyReLUConfig", "aten.permute_copy.default": "PermuteConfig",
+	for op, cfg := range map[ir.Op]string{
+		ir.OpAtenRelu: "ReLUConfig", ir.OpAtenHardtanh: "HardtanhConfig", ir.OpAtenClamp: "ClampConfig",
+		ir.OpAtenSigmoid: "SigmoidConfig", ir.OpAtenTanh: "TanhConfig", ir.OpAtenNeg: "NegConfig",
+		ir.OpAtenAbs: "AbsConfig", ir.OpAtenSqrt: "SquareRootConfig", ir.OpAtenRsqrt: "ReciprocalSquareRootConfig",
+		ir.OpAtenExp: "ExpConfig", ir.OpAtenLog: "LogConfig", ir.OpAtenCeil: "CeilConfig",
+		ir.OpAtenFloor: "FloorConfig", ir.OpAtenHardswish: "HardswishConfig", ir.OpAtenSin: "SinConfig",
+		ir.OpAtenCos: "CosConfig", ir.OpAtenLeakyRelu: "LeakyReLUConfig", ir.OpAtenPermuteCopy: "PermuteConfig",
 	} {
 		addRule(op, cfg, nil)
 	}
-	addRule("aten.gelu.default", "GeluConfig", func(c *checker, n *ir.Node) string {
+	addRule(ir.OpAtenGelu, "GeluConfig", func(c *checker, n *ir.Node) string {
 		if a := n.Arg("approximate"); a.Kind == ir.ArgString && a.Str != "none" && a.Str != "tanh" {
 			return fmt.Sprintf("approximate=%q", a.Str)
 		}
@@ -55,13 +60,13 @@ func init() {
 		}
 		return ""
 	})
-	addRule("aten.pow.Tensor_Scalar", "PowConfig", func(c *checker, n *ir.Node) string {
+	addRule(ir.OpAtenPowTensorScalar, "PowConfig", func(c *checker, n *ir.Node) string {
 		if e, ok := number(n.Arg("exponent")); !ok || e != 2 {
 			return "only exponent 2 (XNNSquare)"
 		}
 		return ""
 	})
-	addRule("aten._softmax.default", "SoftmaxConfig", func(c *checker, n *ir.Node) string {
+	addRule(ir.OpAten_Softmax, "SoftmaxConfig", func(c *checker, n *ir.Node) string {
 		rank := n.Args[0].Value.Tensor().Rank()
 		d := n.Arg("dim").Int
 		if d < 0 {
@@ -75,24 +80,24 @@ func init() {
 		}
 		return ""
 	})
-	addRule("aten.addmm.default", "AddmmConfig", checkAddmm)
-	addRule("aten.mm.default", "MMConfig", checkAddmm)
-	addRule("aten.convolution.default", "ConvolutionConfig", checkConv)
-	addRule("aten.avg_pool2d.default", "AvgPoolingConfig", checkAvgPool)
-	addRule("aten.mean.dim", "MeanDimConfig", checkMeanDim)
-	addRule("aten.view_copy.default", "ViewCopyConfig", checkView)
-	addRule("aten.squeeze_copy.dim", "SqueezeCopyConfig", checkView)
-	addRule("aten.squeeze_copy.dims", "SqueezeCopyConfig", checkView)
-	addRule("aten.unsqueeze_copy.default", "UnsqueezeCopyConfig", checkView)
-	addRule("aten.cat.default", "CatConfig", func(c *checker, n *ir.Node) string {
+	addRule(ir.OpAtenAddmm, "AddmmConfig", checkAddmm)
+	addRule(ir.OpAtenMm, "MMConfig", checkAddmm)
+	addRule(ir.OpAtenConvolution, "ConvolutionConfig", checkConv)
+	addRule(ir.OpAtenAvgPool2d, "AvgPoolingConfig", checkAvgPool)
+	addRule(ir.OpAtenMeanDim, "MeanDimConfig", checkMeanDim)
+	addRule(ir.OpAtenViewCopy, "ViewCopyConfig", checkView)
+	addRule(ir.OpAtenSqueezeCopyDim, "SqueezeCopyConfig", checkView)
+	addRule(ir.OpAtenSqueezeCopyDims, "SqueezeCopyConfig", checkView)
+	addRule(ir.OpAtenUnsqueezeCopy, "UnsqueezeCopyConfig", checkView)
+	addRule(ir.OpAtenCat, "CatConfig", func(c *checker, n *ir.Node) string {
 		k := len(n.Args[0].List)
 		if k < 2 {
 			return fmt.Sprintf("cat of %d inputs (XNNPACK concatenates 2 to 5, longer lists chained)", k)
 		}
 		return ""
 	})
-	addRule("aten.prelu.default", "PreluConfig", checkPrelu)
-	addRule("aten._prelu_kernel.default", "PreluConfig", checkPrelu)
+	addRule(ir.OpAtenPrelu, "PreluConfig", checkPrelu)
+	addRule(ir.OpAten_PreluKernel, "PreluConfig", checkPrelu)
 	// _clone_dim_order and _to_dim_order_copy: dimorder_copy.go
 }
 
@@ -101,8 +106,8 @@ func init() {
 func Configs() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, r := range rules {
-		if !seen[r.config] {
+	for _, op := range rules.Ops() {
+		if r := ruleOf(op); !seen[r.config] {
 			seen[r.config] = true
 			out = append(out, r.config)
 		}
@@ -114,7 +119,7 @@ func Configs() []string {
 // ConfigOf returns the partitioner config (Configs) whose rule covers op,
 // or false when no rule does.
 func ConfigOf(op ir.Op) (string, bool) {
-	r, ok := rules[op]
+	r, ok := rules.Lookup(op)
 	return r.config, ok
 }
 
@@ -143,7 +148,7 @@ func IsConstantKind(k ir.InputKind) bool {
 
 // supported returns "" when n may be delegated, else the reason.
 func (c *checker) supported(n *ir.Node) string {
-	r, ok := rules[n.Op]
+	r, ok := rules.Lookup(n.Op)
 	if !ok {
 		return "no XNNPACK rule for " + n.Op.Info().Name
 	}

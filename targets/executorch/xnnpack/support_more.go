@@ -10,16 +10,16 @@ import (
 // (pte-format.md §8.6); their visitors are in nodes_more.go.
 
 func init() {
-	addRule("aten.max_pool2d.default", "MaxPool2dConfig", checkMaxPool)
-	addRule("aten.constant_pad_nd.default", "ConstantPadConfig", checkPad)
-	addRule("aten.slice_copy.Tensor", "SliceCopyConfig", checkSlice)
-	addRule("aten.bmm.default", "BMMConfig", func(c *checker, n *ir.Node) string {
+	addRule(ir.OpAtenMaxPool2d, "MaxPool2dConfig", checkMaxPool)
+	addRule(ir.OpAtenConstantPadNd, "ConstantPadConfig", checkPad)
+	addRule(ir.OpAtenSliceCopyTensor, "SliceCopyConfig", checkSlice)
+	addRule(ir.OpAtenBmm, "BMMConfig", func(c *checker, n *ir.Node) string {
 		if n.Args[0].Value.Tensor().Rank() != 3 || n.Args[1].Value.Tensor().Rank() != 3 {
 			return "bmm operands must be rank 3"
 		}
 		return ""
 	})
-	addRule("aten.elu.default", "ELUConfig", func(c *checker, n *ir.Node) string {
+	addRule(ir.OpAtenElu, "ELUConfig", func(c *checker, n *ir.Node) string {
 		for _, k := range []string{"scale", "input_scale"} {
 			if a, ok := number(n.Arg(k)); !ok || a != 1 {
 				return k + " must be 1 (XNNELU has alpha only)"

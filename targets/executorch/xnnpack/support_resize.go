@@ -8,8 +8,8 @@ import (
 // (pte-format.md §8.6); their visitors are in nodes_resize.go.
 
 func init() {
-	addRule("aten.upsample_bilinear2d.vec", "UpsampleBilinear2dConfig", checkResize)
-	addRule("aten.upsample_bilinear2d.default", "UpsampleBilinear2dConfig", checkResize)
+	addRule(ir.OpAtenUpsampleBilinear2dVec, "UpsampleBilinear2dConfig", checkResize)
+	addRule(ir.OpAtenUpsampleBilinear2d, "UpsampleBilinear2dConfig", checkResize)
 }
 
 // checkResize: rank 4, static spatial sizes in and out, a literal
