@@ -1,9 +1,10 @@
 # fxport — see README.md. Two commands set everything up on a fresh machine:
-#   make run    builds fxport and exports the bundled example program to every target
+#   make run    builds fxport, exports a small CNN captured by genuine torch.export to every
+#               target and checks the results in ONNX Runtime and the genuine ExecuTorch runtime
 #   make test   vet + every test (golden, unit, race, short fuzz)
 GO       ?= go
 BIN      := bin/fxport
-EXAMPLE  := examples/mlp/program.fxir
+EXAMPLE  := examples/cnn
 OUT      := out
 # fuzz-short runs a fixed number of inputs per target: a count, unlike a
 # duration, is not subject to Go 1.26's spurious "context deadline exceeded"
@@ -17,11 +18,21 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/fxport
 
-# The main job: export the bundled example to every target, with the report
-# of the passes and workarounds that ran.
-run: build ort
+# The main job: export the model of examples/cnn (examples/cnn/model.py,
+# captured by genuine torch.export with tools/fxgen into program.pt2 and io/)
+# to every target, then judge the results: the ONNX model in ONNX Runtime
+# against torch eager's output (fxport verify), the portable and XNNPACK
+# .pte on the genuine ExecuTorch runtime (tools/etjudge, from the venv);
+# last, the pipeline explorer page of the XNNPACK export.
+run: build ort venv
 	@mkdir -p $(OUT)
-	./$(BIN) export $(EXAMPLE) --target all -o $(OUT) --report
+	./$(BIN) export $(EXAMPLE)/program.pt2 --target all -o $(OUT)
+	./$(BIN) verify $(EXAMPLE)/program.pt2 --target onnx
+	@printf '[%s, %s]' \
+	  '{"name": "executorch-portable", "pte": "$(OUT)/program.executorch-portable.pte", "inputs": "$(EXAMPLE)/io", "expected": "$(EXAMPLE)/io"}' \
+	  '{"name": "executorch-xnnpack", "pte": "$(OUT)/program.executorch-xnnpack.pte", "inputs": "$(EXAMPLE)/io", "expected": "$(EXAMPLE)/io"}' \
+	  | $(VENV_PY) tools/etjudge/etjudge.py
+	./$(BIN) explore $(EXAMPLE)/program.pt2 --target executorch-xnnpack -o $(OUT)/explore.html
 
 test: vet unit race fuzz-short fixtures-check
 
@@ -136,8 +147,9 @@ clean:
 FXGEN_PYTHON ?= $(VENV_PY)
 fixtures: $(if $(filter $(VENV_PY),$(FXGEN_PYTHON)),venv)
 	$(FXGEN_PYTHON) tools/fxgen/gen_corpus.py
+	$(FXGEN_PYTHON) tools/fxgen/fxgen.py --module examples/cnn/model.py --factory small_cnn --out examples/cnn
 
 # Validate the committed corpus without torch (standard library only).
 fixtures-check:
-	python3 tools/fxgen/check_archive.py --ops-spec gen/ops.spec tests/corpus/*/
+	python3 tools/fxgen/check_archive.py --ops-spec gen/ops.spec tests/corpus/*/ examples/cnn/
 	python3 tools/fxgen/test_fxgen.py

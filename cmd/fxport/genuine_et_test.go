@@ -64,7 +64,8 @@ type judgeResult struct {
 
 // TestGenuineExecuTorchRuntime exports every tests/corpus program with
 // `fxport export` to executorch-portable and executorch-xnnpack, one as a
-// bundled program and one with its constants in a .ptd, and has the
+// bundled program and one with its constants in a .ptd, plus the model of
+// `make run` (examples/cnn) to both, and has the
 // genuine ExecuTorch runtime (tools/etjudge, the venv's executorch) load
 // each with full verification, run it on the corpus inputs and compare
 // with torch's outputs (fp32: max error ≤ 1e-4 × max |expected|). Broken
@@ -119,6 +120,15 @@ func TestGenuineExecuTorchRuntime(t *testing.T) {
 			}
 		}
 	}
+	// The model `make run` takes through every target (examples/cnn, its
+	// own group: the corpus counts stay the corpus's).
+	example := filepath.Join(root, "examples", "cnn")
+	for _, tgt := range []string{"portable", "xnnpack"} {
+		pte := filepath.Join(out, "example-cnn."+tgt+".pte")
+		ioDir := filepath.Join(example, "io")
+		export("example", judgeCase{Name: "example-cnn." + tgt, PTE: pte, Inputs: ioDir, Expected: ioDir},
+			filepath.Join(example, "program.pt2"), "--target", "executorch-"+tgt, "-o", pte)
+	}
 	for _, g := range []string{"bpte", "ptd"} {
 		found := false
 		for _, x := range group {
@@ -169,7 +179,7 @@ func TestGenuineExecuTorchRuntime(t *testing.T) {
 		}
 	}
 	var counts []string
-	for _, g := range []string{"portable", "xnnpack", "bpte", "ptd", "control", "refusal"} {
+	for _, g := range []string{"portable", "xnnpack", "bpte", "ptd", "example", "control", "refusal"} {
 		counts = append(counts, fmt.Sprintf("%s %d/%d", g, passed[g], total[g]))
 	}
 	line := "genuine ExecuTorch runtime: " + strings.Join(counts, ", ")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fxport/fxport/internal/ort"
+	"github.com/fxport/fxport/internal/testenv"
 	"github.com/fxport/fxport/targets/onnx"
 	"github.com/fxport/fxport/targets/onnx/onnxpb"
 	"google.golang.org/protobuf/proto"
@@ -49,6 +50,26 @@ func TestVerifyExample(t *testing.T) {
 	_, errOut, code = fxport(t, "verify", example, "--target", "executorch")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "onnx only")
+}
+
+// The model of `make run` (examples/cnn, captured by genuine torch.export)
+// exports to every target, and its ONNX model matches torch eager's output
+// in ONNX Runtime. (Its .pte files run on the genuine ExecuTorch runtime in
+// TestGenuineExecuTorchRuntime.)
+func TestMakeRunModel(t *testing.T) {
+	if ok, why := ort.Available(); !ok {
+		testenv.Missing(t, "ONNX Runtime ("+why+")", "make ort")
+	}
+	prog := "../../examples/cnn/program.pt2"
+	stdout, errOut, code := fxport(t, "export", prog, "--target", "all", "-o", t.TempDir())
+	require.Equal(t, 0, code, errOut)
+	for _, f := range []string{"program.pt2", "program.onnx", "program.executorch-portable.pte", "program.executorch-xnnpack.pte"} {
+		require.Contains(t, stdout, string(filepath.Separator)+f+"\n")
+	}
+	stdout, errOut, code = fxport(t, "verify", prog, "--target", "onnx")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, "reference: ../../examples/cnn/io")
+	require.Contains(t, stdout, "1 outputs match")
 }
 
 // TestVerifyRuleIsScaleAware: an output whose element-wise relative error
