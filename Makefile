@@ -133,9 +133,11 @@ generate:
 	$(GO) run ./cmd/fxport passes --markdown > docs/passes.md
 
 # The ExecuTorch kernel list (gen/etkernels.spec) from the installed
-# executorch's kernel yaml files; then the op table that reads it.
+# executorch's kernel yaml files and torch's operator tags
+# (gen/torchtags.spec); then the op table that reads them.
 kernels: venv
 	$(VENV_PY) gen/etkernels/etkernels.py -o gen/etkernels.spec
+	$(VENV_PY) gen/torchtags/torchtags.py -o gen/torchtags.spec
 	$(GO) generate ./ir
 
 clean:

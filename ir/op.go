@@ -53,6 +53,7 @@ const (
 	PropSymbolic                        // operates on SymInt/SymFloat/SymBool values
 	PropHigherOrder                     // carries subgraph regions
 	PropCommutative                     // first two tensor operands may be swapped
+	PropPointwise                       // torch tags it pointwise: elementwise, its out laid out like its inputs (gen/torchtags.spec)
 )
 
 var propNames = []struct {
@@ -62,7 +63,7 @@ var propNames = []struct {
 	{PropFunctional, "functional"}, {PropInplace, "inplace"}, {PropView, "view"},
 	{PropOutVariant, "out"}, {PropCore, "core"}, {PropSideEffects, "side_effects"},
 	{PropRandom, "random"}, {PropSymbolic, "symbolic"}, {PropHigherOrder, "higher_order"},
-	{PropCommutative, "commutative"},
+	{PropCommutative, "commutative"}, {PropPointwise, "pointwise"},
 }
 
 func (p OpProps) String() string {

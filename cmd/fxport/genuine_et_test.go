@@ -18,21 +18,12 @@ import (
 )
 
 // genuineKnownFailures are the corpus exports the genuine runtime still
-// refuses for a reason outside the emitter's calling convention, each
-// with a piece of the judge's error it must show. A listed case that
-// passes, or fails otherwise, fails the test, so the list only shrinks.
-// legalize-kernels decomposes the ops without a portable kernel
-// (zeros_like, index_copy, softplus). The corpus is torch 2.14's core ATen (tools/fxgen): its attention
-// decomposition multiplies a permuted (non-contiguous dim order) q/k by a
-// scalar, and the portable mul kernels refuse operands and outputs of
-// different dim orders (the emitter's dim-order handling: helper etabi).
-var genuineKnownFailures = map[string]string{
-	"transformer_encoder_layer.portable": "tensors_have_same_dim_order",
-	"transformer_encoder_layer.xnnpack":  "tensors_have_same_dim_order",
-	"transformer_encoder_layer.bpte":     "tensors_have_same_dim_order",
-	"vit_b_16.portable":                  "tensors_have_same_dim_order",
-	"vit_b_16.xnnpack":                   "tensors_have_same_dim_order",
-}
+// refuses, each with a piece of the judge's error it must show. A listed
+// case that passes, or fails otherwise, fails the test, so the list only
+// shrinks. It is empty: every corpus program runs (propagate-dim-orders
+// gives the pointwise ops after view copies the dim orders the portable
+// kernels accept).
+var genuineKnownFailures = map[string]string{}
 
 // The programs exported as a bundled program and with external constants.
 const (

@@ -17,7 +17,8 @@ import (
 
 // refusalSrc has the calling convention's cases: an op with several
 // outputs (one TensorList return slot), a list-out op returning nothing,
-// a literal in a Tensor slot (a 0-dim constant), a float argument.
+// a literal in a Tensor slot (a 0-dim constant), a float argument, and a
+// pointwise kernel whose out must share its operands' dim order.
 const refusalSrc = `input p_w: parameter "w"
 input x: user_input
 output user_output
@@ -51,6 +52,10 @@ var refusals = []refusal{
 	}},
 	{"scalar-in-tensor-slot", func(_ *etfb.ExecutionPlanT, call func(string) *etfb.KernelCallT, add func(*etfb.EValueT) int32) {
 		call("aten::mul.out").Args[1] = add(&etfb.EValueT{Val: &etfb.KernelTypesT{Type: etfb.KernelTypesDouble, Value: &etfb.DoubleT{DoubleVal: 0.5}}})
+	}},
+	{"pointwise-dim-order", func(plan *etfb.ExecutionPlanT, call func(string) *etfb.KernelCallT, _ func(*etfb.EValueT) int32) {
+		k := call("aten::mul.out")
+		plan.Values[k.Args[2]].Val.Value.(*etfb.TensorT).DimOrder = []byte{1, 0}
 	}},
 	{"int-in-float-slot", func(_ *etfb.ExecutionPlanT, call func(string) *etfb.KernelCallT, add func(*etfb.EValueT) int32) {
 		call("aten::native_layer_norm.out").Args[4] = add(&etfb.EValueT{Val: &etfb.KernelTypesT{Type: etfb.KernelTypesInt, Value: &etfb.IntT{IntVal: 0}}})

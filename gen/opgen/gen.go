@@ -35,6 +35,13 @@ func Generate(specFile string, specSrc []byte, ruleFuncs map[string]bool) ([]byt
 // GenerateWithKernels is Generate with the kernel list (gen/etkernels.spec)
 // merged in (see Spec.MergeKernels); an empty kernelsFile merges nothing.
 func GenerateWithKernels(specFile string, specSrc []byte, kernelsFile string, kernelsSrc []byte, ruleFuncs map[string]bool) ([]byte, error) {
+	return GenerateWithData(specFile, specSrc, kernelsFile, kernelsSrc, "", nil, ruleFuncs)
+}
+
+// GenerateWithData is GenerateWithKernels with torch's operator tags
+// (gen/torchtags.spec) merged in after the kernels (see Spec.MergeTags);
+// an empty tagsFile merges none.
+func GenerateWithData(specFile string, specSrc []byte, kernelsFile string, kernelsSrc []byte, tagsFile string, tagsSrc []byte, ruleFuncs map[string]bool) ([]byte, error) {
 	spec, err := ParseSpec(specFile, specSrc)
 	if err != nil {
 		return nil, err
@@ -47,6 +54,13 @@ func GenerateWithKernels(specFile string, specSrc []byte, kernelsFile string, ke
 		if err := spec.MergeKernels(kernelsFile, ks); err != nil {
 			return nil, err
 		}
+	}
+	if tagsFile != "" {
+		tags, err := ParseTags(tagsFile, tagsSrc)
+		if err != nil {
+			return nil, err
+		}
+		spec.MergeTags(tags)
 	}
 	var rules map[string]bool
 	if ruleFuncs != nil {

@@ -4,7 +4,7 @@
 //
 // Usage (from ir/generate.go):
 //
-//	go run ../gen/opgen -spec ../gen/ops.spec -kernels ../gen/etkernels.spec -out opgen.go
+//	go run ../gen/opgen -spec ../gen/ops.spec -kernels ../gen/etkernels.spec -tags ../gen/torchtags.spec -out opgen.go
 //
 // The rule functions are looked up in the infer_*.go files next to -out
 // (override with -rules).
@@ -23,15 +23,16 @@ func main() {
 	outPath := flag.String("out", "opgen.go", "the Go file to write")
 	rulesGlob := flag.String("rules", "", "glob of the Go files holding the infer rules (default: infer_*.go beside -out)")
 	kernelsPath := flag.String("kernels", "", "the ExecuTorch kernel list to merge (gen/etkernels.spec); empty for none")
+	tagsPath := flag.String("tags", "", "torch's operator tags to merge (gen/torchtags.spec); empty for none")
 	check := flag.Bool("check", false, "only check that -out is up to date; exit 1 if not")
 	flag.Parse()
-	if err := run(*specPath, *kernelsPath, *outPath, *rulesGlob, *check); err != nil {
+	if err := run(*specPath, *kernelsPath, *tagsPath, *outPath, *rulesGlob, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "opgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(specPath, kernelsPath, outPath, rulesGlob string, check bool) error {
+func run(specPath, kernelsPath, tagsPath, outPath, rulesGlob string, check bool) error {
 	if rulesGlob == "" {
 		rulesGlob = filepath.Join(filepath.Dir(outPath), "infer_*.go")
 	}
@@ -54,7 +55,15 @@ func run(specPath, kernelsPath, outPath, rulesGlob string, check bool) error {
 		}
 		kname = filepath.Base(kernelsPath)
 	}
-	out, err := GenerateWithKernels(filepath.Base(specPath), src, kname, ksrc, funcs)
+	var tsrc []byte
+	tname := ""
+	if tagsPath != "" {
+		if tsrc, err = os.ReadFile(tagsPath); err != nil {
+			return err
+		}
+		tname = filepath.Base(tagsPath)
+	}
+	out, err := GenerateWithData(filepath.Base(specPath), src, kname, ksrc, tname, tsrc, funcs)
 	if err != nil {
 		return err
 	}

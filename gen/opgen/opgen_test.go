@@ -10,6 +10,7 @@ import (
 const (
 	specPath   = "../ops.spec"
 	kernelPath = "../etkernels.spec"
+	tagsPath   = "../torchtags.spec"
 	outPath    = "../../ir/opgen.go"
 	rulesGlob  = "../../ir/infer_*.go"
 	staleHint  = "run go generate ./ir"
@@ -30,7 +31,11 @@ func TestGeneratedFileIsFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := GenerateWithKernels("ops.spec", src, "etkernels.spec", ksrc, funcs)
+	tsrc, err := os.ReadFile(tagsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := GenerateWithData("ops.spec", src, "etkernels.spec", ksrc, "torchtags.spec", tsrc, funcs)
 	if err != nil {
 		t.Fatalf("generating: %v", err)
 	}
@@ -45,7 +50,7 @@ func TestGeneratedFileIsFresh(t *testing.T) {
 		t.Fatalf("ir/opgen.go must start with %q", Header)
 	}
 	// Deterministic: a second run gives the same bytes.
-	again, err := GenerateWithKernels("ops.spec", src, "etkernels.spec", ksrc, funcs)
+	again, err := GenerateWithData("ops.spec", src, "etkernels.spec", ksrc, "torchtags.spec", tsrc, funcs)
 	if err != nil || !bytes.Equal(again, want) {
 		t.Fatalf("generation is not deterministic")
 	}

@@ -21,9 +21,17 @@ var propNames = []struct{ name, ident string }{
 	{"symbolic", "PropSymbolic"},
 	{"higher_order", "PropHigherOrder"},
 	{"commutative", "PropCommutative"},
+	{"pointwise", "PropPointwise"},
 }
 
+// tagProps are the flags only the tag list (gen/torchtags.spec) sets; the
+// spec may not write them by hand.
+var tagProps = map[string]bool{"pointwise": true}
+
 func isProp(name string) bool {
+	if tagProps[name] {
+		return false
+	}
 	for _, p := range propNames {
 		if p.name == name {
 			return true

@@ -49,7 +49,9 @@ const scanPermuted = `graph forward(%xs: f32[4, 8], %a0: f32[8], %b0: f32[8]) {
 // whileChannelsLast carries an image whose initial value and body output
 // are channels-last into a contiguous slot: clone.out (the carry copy)
 // requires equal dim orders, so loop-carry-copies copies both into the
-// slot's order.
+// slot's order. The pointwise ops of both bodies take channels-last
+// operands only: the portable kernels refuse a mix
+// (tensors_have_same_dim_order).
 const whileChannelsLast = `graph forward(%start: i64[], %n: i64[], %x: f32[2, 3, 2, 2]) {
   %xc: f32[2, 3, 2, 2]{0,2,3,1} = aten.clone.default(%x, memory_format=torch.channels_last)
   %w: i64[], %w_1: f32[2, 3, 2, 2] = higher_order.while_loop(^c, ^b, [%start, %xc], [%n])
@@ -60,7 +62,7 @@ const whileChannelsLast = `graph forward(%start: i64[], %n: i64[], %x: f32[2, 3,
   ^b(%i: i64[], %acc: f32[2, 3, 2, 2], %lim: i64[]) {
     %inc: i64[] = aten.add.Scalar(%i, 1)
     %t: f32[2, 3, 2, 2]{0,2,3,1} = aten.clone.default(%acc, memory_format=torch.channels_last)
-    %u: f32[2, 3, 2, 2]{0,2,3,1} = aten.mul.Tensor(%t, %acc)
+    %u: f32[2, 3, 2, 2]{0,2,3,1} = aten.mul.Tensor(%t, %t)
     %v: f32[2, 3, 2, 2]{0,2,3,1} = aten.add.Tensor(%u, %t)
     return %inc, %v
   }
@@ -76,7 +78,7 @@ const scanChannelsLast = `graph forward(%xs: f32[3, 2, 3, 2, 2], %h: f32[2, 3, 2
   %scan: f32[2, 3, 2, 2], %scan_1: f32[3, 2, 3, 2, 2], %scan_2: f32[3, 2, 3, 2, 2] = higher_order.scan(^cell, [%hc], [%xs], [])
   ^cell(%carry: f32[2, 3, 2, 2], %row: f32[2, 3, 2, 2]) {
     %t: f32[2, 3, 2, 2]{0,2,3,1} = aten.clone.default(%row, memory_format=torch.channels_last)
-    %m: f32[2, 3, 2, 2]{0,2,3,1} = aten.mul.Tensor(%t, %carry)
+    %m: f32[2, 3, 2, 2]{0,2,3,1} = aten.mul.Tensor(%t, %t)
     %s: f32[2, 3, 2, 2]{0,2,3,1} = aten.add.Tensor(%m, %t)
     %y: f32[2, 3, 2, 2]{0,2,3,1} = aten.neg.default(%t)
     %z: f32[2, 3, 2, 2] = aten.neg.default(%carry)

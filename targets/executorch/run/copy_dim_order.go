@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fxport/fxport/ir"
 	etfb "github.com/fxport/fxport/targets/executorch/fb/executorch_flatbuffer"
@@ -25,8 +26,16 @@ var (
 //     contiguous blocks (its dim order starts with dim 0) laid out in
 //     copy_from's dim order.
 //
+// The out variants of pointwise ops (ir.PropPointwise on the op or its
+// functional twin: torch's pointwise tag) are checked as the portable
+// kernels check them (tensors_have_same_dim_order): their tensor operands
+// and outs must be all in the contiguous dim order or all channels-last.
+//
 // Other ops are not checked.
 func (m *Method) checkCopyDimOrder(op ir.Op, k *etfb.KernelCallT) error {
+	if err := m.checkPointwiseDimOrders(op, k); err != nil {
+		return err
+	}
 	switch {
 	case op == opCloneOut && len(k.Args) >= 3:
 		self, okS := m.slotAt(int(k.Args[0]))
@@ -58,4 +67,50 @@ func (m *Method) slotAt(vi int) (*slot, bool) {
 	}
 	s, ok := m.vals[vi].(*slot)
 	return s, ok
+}
+
+// checkPointwiseDimOrders refuses a pointwise out variant whose tensors
+// are not all contiguous or all channels-last.
+func (m *Method) checkPointwiseDimOrders(op ir.Op, k *etfb.KernelCallT) error {
+	info := op.Info()
+	if !op.Has(ir.PropOutVariant) {
+		return nil
+	}
+	if !op.Has(ir.PropPointwise) {
+		fn, ok := ir.LookupOp(info.Functional)
+		if info.Functional == "" || !ok || !fn.Has(ir.PropPointwise) {
+			return nil
+		}
+	}
+	allContig, allCL := true, true
+	var seen []string
+	for i, a := range info.Schema.Args {
+		if i >= len(k.Args) || a.Type.Base != ir.KTensor || a.Type.List {
+			continue
+		}
+		s, ok := m.slotAt(int(k.Args[i]))
+		if !ok {
+			continue
+		}
+		allContig = allContig && identityOrder(s.dimOrder)
+		allCL = allCL && channelsLastOrder(s.dimOrder)
+		seen = append(seen, fmt.Sprintf("%s (value %d) %v", a.Name, k.Args[i], s.dimOrder))
+	}
+	if len(seen) > 1 && !allContig && !allCL {
+		return fmt.Errorf("%s: tensors of different dim orders: %s; the portable kernel requires all contiguous or all channels-last (tensors_have_same_dim_order) and fails the call",
+			op, strings.Join(seen, ", "))
+	}
+	return nil
+}
+
+// channelsLastOrder reports whether order is ExecuTorch's channels-last
+// dim order (4-D {0,2,3,1}, 5-D {0,2,3,4,1}).
+func channelsLastOrder(order []int) bool {
+	switch len(order) {
+	case 4:
+		return slices.Equal(order, []int{0, 2, 3, 1})
+	case 5:
+		return slices.Equal(order, []int{0, 2, 3, 4, 1})
+	}
+	return false
 }
