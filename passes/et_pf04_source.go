@@ -79,16 +79,31 @@ func (s *ContiguousSource) Size() int64 {
 	return n
 }
 
-// Open reads the inner storage once and streams the reordered elements.
+// Open streams the reordered elements. When the inner source's reader has
+// random access (a file, a stored .pt2 entry) and the view's storage runs
+// are long (a transposed weight), it reads the runs of one slab at a time
+// (et_pf04_stream.go), holding a few MB whatever the tensor's size;
+// otherwise it reads the inner storage into memory once.
 func (s *ContiguousSource) Open() (io.ReadCloser, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	data, err := readSource("contiguous", s.Inner)
+	rc, err := s.Inner.Open()
 	if err != nil {
 		return nil, err
 	}
-	return &contiguousReader{s: s, data: data, idx: make([]int64, len(s.Shape)), left: s.Size() / s.ItemSize}, nil
+	if ra, ok := rc.(io.ReaderAt); ok {
+		if r := s.openStreaming(rc, ra); r != nil {
+			return r, nil
+		}
+	}
+	data, err := readAllOf("contiguous", s.Inner, rc)
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	r := &contiguousReader{s: s, data: data, idx: make([]int64, len(s.Shape)), left: s.Size() / s.ItemSize, pos: s.Offset}
+	return r, nil
 }
 
 func (s *ContiguousSource) String() string {
@@ -104,40 +119,48 @@ func etIntList(xs []int64) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// contiguousReader walks the row-major index of the view.
+// contiguousReader walks the row-major index of the view over storage
+// in memory.
 type contiguousReader struct {
 	s    *ContiguousSource
 	data []byte
 	idx  []int64
 	left int64
+	pos  int64 // storage element at idx
 	// pend is the rest of the element being copied.
 	pend []byte
 }
 
 func (r *contiguousReader) Read(p []byte) (int, error) {
-	s := r.s
+	s, is := r.s, r.s.ItemSize
 	n := 0
 	for n < len(p) {
-		if len(r.pend) == 0 {
-			if r.left == 0 {
-				break
-			}
-			pos := s.Offset
-			for d, i := range r.idx {
-				pos += i * s.Strides[d]
-			}
-			r.pend = r.data[pos*s.ItemSize : (pos+1)*s.ItemSize]
+		var elem []byte
+		switch {
+		case len(r.pend) > 0:
+			k := copy(p[n:], r.pend)
+			r.pend = r.pend[k:]
+			n += k
+			continue
+		case r.left == 0:
+		default:
+			elem = r.data[r.pos*is : (r.pos+1)*is]
 			r.left--
 			for d := len(r.idx) - 1; d >= 0; d-- {
 				r.idx[d]++
+				r.pos += s.Strides[d]
 				if r.idx[d] < s.Shape[d] {
 					break
 				}
+				r.pos -= r.idx[d] * s.Strides[d]
 				r.idx[d] = 0
 			}
 		}
-		k := copy(p[n:], r.pend)
-		r.pend = r.pend[k:]
+		if elem == nil {
+			break
+		}
+		k := copy(p[n:], elem)
+		r.pend = elem[k:]
 		n += k
 	}
 	if n == 0 && len(p) > 0 {
@@ -212,8 +235,14 @@ func readSource(kind string, src ir.WeightSource) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
+	return readAllOf(kind, src, r)
+}
+
+// readAllOf reads src's bytes from its open reader r into one buffer of
+// src.Size() bytes (no growing copies: a large weight is held once).
+func readAllOf(kind string, src ir.WeightSource, r io.Reader) ([]byte, error) {
+	data := make([]byte, src.Size())
+	if _, err := io.ReadFull(r, data); err != nil {
 		return nil, fmt.Errorf("%s(...): reading %s: %w", kind, src, err)
 	}
 	return data, nil
