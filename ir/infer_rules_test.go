@@ -494,3 +494,32 @@ func TestUnbackedSymbolDeclared(t *testing.T) {
 		t.Fatalf("unbacked %s not declared: %v %v", name, r, ok)
 	}
 }
+
+// The verifier reads a producer's own numbering of data-dependent sizes
+// (torch's u0, u1, …) as naming the fresh symbols inference makes, and
+// still refuses a recorded size that contradicts an operand.
+func TestVerifyUnbackedNumbering(t *testing.T) {
+	src := `symbol u0: [0, inf] unbacked
+symbol u1: [0, inf] unbacked
+
+graph forward(%x: f32[6, 2], %n: i64[]) {
+  %item: Sym(u0) = aten.item.default(%n)
+  %slice: f32[u1, 2] = aten.slice.Tensor(%x, 0, 0, %item)
+  return %slice
+}
+`
+	p, err := ir.Parse([]byte(src), "t.fxir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.VerifyWith(p, ir.VerifyOptions{Types: true}); err != nil {
+		t.Fatalf("torch's numbering refused: %v", err)
+	}
+	bad := strings.Replace(src, "%slice: f32[u1, 2]", "%slice: f32[u1, 3]", 1)
+	if p, err = ir.Parse([]byte(bad), "t.fxir"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ir.VerifyWith(p, ir.VerifyOptions{Types: true}); err == nil || !strings.Contains(err.Error(), "op infers") {
+		t.Fatalf("a wrong static dim passed: %v", err)
+	}
+}

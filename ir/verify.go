@@ -3,7 +3,10 @@ package ir
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/fxport/fxport/ir/sym"
 )
 
 // VerifyError is one verifier finding. Graph and Node locate it (Node is the
@@ -456,7 +459,7 @@ func (v *verifier) types(g *Graph, n *Node) {
 		return
 	}
 	for i, t := range want {
-		if !TypesCompatible(n.Results[i].Type, t) {
+		if !TypesCompatible(n.Results[i].Type, t) && !TypesCompatible(n.Results[i].Type, renameUnbacked(n, n.Results[i].Type, t)) {
 			v.add(g, n, "result %s has type %s, op infers %s", n.Results[i], typeString(n.Results[i].Type), t)
 		}
 	}
@@ -530,6 +533,93 @@ func TypesCompatible(recorded, computed Type) bool {
 		return true
 	}
 	return sameOrder(layoutWithoutUnitDims(rt), layoutWithoutUnitDims(it))
+}
+
+// renameUnbacked returns computed with its data-dependent sizes taken from
+// recorded where they only name the same unknown differently: a fresh
+// unbacked symbol inference made for n (u<node ID>, see unbackedSym) stands
+// for whatever symbol the producer recorded at that place (torch numbers
+// its own u0, u1, …), and a recorded unbacked symbol that no operand
+// mentions is one the producer allocated at n (torch does for a slice with
+// data-dependent bounds), which inference's expression cannot contradict.
+func renameUnbacked(n *Node, recorded, computed Type) Type {
+	fresh := "u" + strconv.Itoa(n.ID)
+	isFresh := func(e sym.Expr) bool {
+		name, ok := e.Name()
+		return ok && (name == fresh || strings.HasPrefix(name, fresh+"_"))
+	}
+	var env *sym.Env
+	if n.Graph != nil && n.Graph.Program != nil {
+		env = n.Graph.Program.Env
+	}
+	producerFresh := func(e sym.Expr) bool {
+		name, ok := e.Name()
+		if !ok || env == nil || !env.IsUnbacked(name) {
+			return false
+		}
+		for _, a := range n.Args {
+			for _, x := range a.Values() {
+				if typeMentions(x.Type, name) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	pick := func(r, c sym.Expr) sym.Expr {
+		if isFresh(c) && r.IsValid() && !r.IsConst() || producerFresh(r) {
+			return r
+		}
+		return c
+	}
+	switch c := computed.(type) {
+	case *SymIntType:
+		if r, ok := recorded.(*SymIntType); ok {
+			return &SymIntType{Expr: pick(r.Expr, c.Expr)}
+		}
+	case *TensorType:
+		r, ok := recorded.(*TensorType)
+		if !ok || len(r.Shape) != len(c.Shape) {
+			return computed
+		}
+		out := *c
+		out.Shape = make([]sym.Expr, len(c.Shape))
+		for i := range c.Shape {
+			out.Shape[i] = pick(r.Shape[i], c.Shape[i])
+		}
+		return &out
+	}
+	return computed
+}
+
+// typeMentions reports whether t's sizes or value mention the symbol name.
+func typeMentions(t Type, name string) bool {
+	var in func(e sym.Expr) bool
+	in = func(e sym.Expr) bool {
+		if !e.IsValid() {
+			return false
+		}
+		if n, ok := e.Name(); ok {
+			return n == name
+		}
+		for _, a := range e.Args() {
+			if in(a) {
+				return true
+			}
+		}
+		return false
+	}
+	switch t := t.(type) {
+	case *SymIntType:
+		return in(t.Expr)
+	case *TensorType:
+		for _, d := range t.Shape {
+			if in(d) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // layoutWithoutUnitDims is t's dim order without the dims of static size 1.

@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	if files, err := filepath.Glob("testdata/real/*.txt"); err == nil {
+	if files, err := filepath.Glob("testdata/eras/*.txt"); err == nil {
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {
 				f.Add(b)

@@ -124,10 +124,10 @@ func (gb *gbuild) signature(sig *graphSig) error {
 		return errAt(gb.file, sig.pos, "graph signature lists %d inputs, forward takes %d", len(sig.inputs), len(params))
 	}
 	for i, spec := range sig.inputs {
-		if spec.name != params[i].name {
+		if spec.name != params[i].name && !gb.rebinds(spec.name, params[i].name) {
 			return errAt(gb.file, spec.pos, "graph signature input %d is %s, forward's input %d is %s", i, spec.name, i, params[i].name)
 		}
-		in := ir.InputSpec{Kind: inputKinds[spec.kind], Name: spec.name, Persistent: spec.persistent}
+		in := ir.InputSpec{Kind: inputKinds[spec.kind], Name: params[i].name, Persistent: spec.persistent}
 		if spec.hasTarget && in.Kind != ir.UserInput {
 			in.Target = spec.target
 		}
@@ -147,7 +147,10 @@ func (gb *gbuild) signature(sig *graphSig) error {
 		return errAt(gb.file, sig.pos, "graph signature lists %d outputs, forward returns %d", len(sig.outputs), len(outs))
 	}
 	for i, spec := range sig.outputs {
-		if spec.name != "" && i < len(gb.outNames) && gb.outNames[i] != "" && spec.name != gb.outNames[i] {
+		if spec.name != "" && i < len(gb.outNames) && gb.outNames[i] != "" && spec.name != gb.outNames[i] && gb.defines(spec.name) {
+			// A name the graph does not define is stale (ExecuTorch's passes
+			// rename nodes after the signature was recorded): the outputs
+			// then correspond by position, as torch reads them.
 			return errAt(gb.file, spec.pos, "graph signature output %d is %s, forward returns %s", i, spec.name, gb.outNames[i])
 		}
 		out := ir.OutputSpec{Kind: outputKinds[spec.kind]}
@@ -216,4 +219,37 @@ func (gb *gbuild) dropAppliedMutations(outs []sigSpec, want int) []sigSpec {
 		return outs
 	}
 	return kept
+}
+
+// rebinds reports whether forward starts by binding name to the input
+// param ("input_1 = input": FX prints a placeholder whose name differs from
+// its target, e.g. one shadowing a Python builtin, so).
+func (gb *gbuild) rebinds(name, param string) bool {
+	for _, st := range gb.fn.stmts {
+		if st.name == name {
+			p, ok := st.rhs.simpleName()
+			return ok && p == param
+		}
+	}
+	return false
+}
+
+// defines reports whether forward assigns name or takes it as an input.
+func (gb *gbuild) defines(name string) bool {
+	for _, p := range gb.fn.params {
+		if p.name == name {
+			return true
+		}
+	}
+	for _, st := range gb.fn.stmts {
+		if st.name == name {
+			return true
+		}
+		for _, a := range st.alias {
+			if a == name {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -44,6 +44,10 @@ type fxFunc struct {
 	retPos    pos
 	hasReturn bool
 	graphForm bool
+	// leafAnnots holds "name: annot" declarations of names that are not
+	// inputs yet: unflattened modules declare the pytree leaves that a
+	// following tree_flatten_spec assigns.
+	leafAnnots map[string]*annot
 }
 
 // annot is a type annotation as written (quotes removed).

@@ -20,14 +20,16 @@ func (gb *gbuild) outputs() ([]ir.Arg, error) {
 		e = e.elems[0]
 	}
 	elems := []*expr{e}
-	if e.kind == eTuple || e.kind == eList {
+	if e.kind == eTuple || e.kind == eList || e.kind == eDict {
+		// A dict (make_fx of a function returning one) flattens to its
+		// values in key order, as torch's pytree does.
 		elems = e.elems
 	}
 	var outs []ir.Arg
 	var names []string
 	var add func(el *expr) error
 	add = func(el *expr) error {
-		if el.kind == eTuple || el.kind == eList {
+		if el.kind == eTuple || el.kind == eList || el.kind == eDict {
 			for _, x := range el.elems {
 				if err := add(x); err != nil {
 					return err

@@ -254,6 +254,9 @@ func (pp *pyParser) function() (*fxFunc, error) {
 	if !f.hasReturn {
 		return nil, pp.errorf(f.pos, "function %s has no return statement", f.name)
 	}
+	if err := pp.unusedLeafAnnots(f); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -429,7 +432,28 @@ func (pp *pyParser) declare(f *fxFunc, name string, an *annot, p pos) error {
 			return nil
 		}
 	}
-	return pp.errorf(p, "annotation of %s, which is not an input of %s", name, f.name)
+	if f.leafAnnots == nil {
+		f.leafAnnots = map[string]*annot{}
+	}
+	an.pos = p
+	f.leafAnnots[name] = an
+	return nil
+}
+
+// unusedLeafAnnots refuses declarations that named neither an input nor a
+// leaf of tree_flatten_spec.
+func (pp *pyParser) unusedLeafAnnots(f *fxFunc) error {
+	var first *annot
+	name := ""
+	for n, an := range f.leafAnnots {
+		if first == nil || an.pos.line < first.pos.line || an.pos.line == first.pos.line && an.pos.col < first.pos.col {
+			first, name = an, n
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return pp.errorf(first.pos, "annotation of %s, which is not an input of %s", name, f.name)
 }
 
 // flattenedInputs reads "a, b, = fx_pytree.tree_flatten_spec([x, y], self._in_spec)".
@@ -442,6 +466,11 @@ func (pp *pyParser) flattenedInputs(f *fxFunc, lhs, call *expr) error {
 	collect = func(e *expr) {
 		switch e.kind {
 		case eTuple, eList:
+			for _, x := range e.elems {
+				collect(x)
+			}
+		case eDict:
+			// keyword inputs: ({'k': k}) flattens to its values in key order.
 			for _, x := range e.elems {
 				collect(x)
 			}
@@ -475,9 +504,18 @@ func (pp *pyParser) flattenedInputs(f *fxFunc, lhs, call *expr) error {
 	if len(f.stmts) > 0 {
 		return pp.errorf(lhs.pos, "tree_flatten_spec after other statements; it flattens the inputs first")
 	}
+	old := map[string]*annot{}
+	for _, p := range f.params {
+		old[p.name] = p.annot
+	}
 	f.params = nil
 	for i, n := range names {
-		f.params = append(f.params, &fxParam{name: n, pos: lhs.elems[i].pos})
+		prm := &fxParam{name: n, pos: lhs.elems[i].pos, annot: old[n]}
+		if an, ok := f.leafAnnots[n]; ok {
+			prm.annot = an
+			delete(f.leafAnnots, n)
+		}
+		f.params = append(f.params, prm)
 	}
 	return nil
 }

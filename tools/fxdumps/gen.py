@@ -254,6 +254,86 @@ def programs():
     return out
 
 
+# --- public test suites -------------------------------------------------------
+#
+# --suite prints the programs that public test suites define and that ship
+# inside the installed wheels: torch's ExportDB examples
+# (torch._export.db.examples), its higher-order-op OpInfo database
+# (torch.testing._internal.hop_db) and ExecuTorch's exir test models
+# (executorch.exir.tests.{models,control_flow_models,dynamic_shape_models}).
+# Their dumps are printed at test time and never committed: the programs are
+# not the project's.
+
+
+def case_factory(name, make, args, kwargs=None, dynamic=None):
+    def factory():
+        torch.manual_seed(0)
+        return make(), tuple(args)
+    factory.kwargs = kwargs or None
+    factory.torch_dynamic_shapes = dynamic
+    factory.__name__ = name
+    return factory
+
+
+class HopCall(nn.Module):
+    """One OpInfo sample of a higher-order op as a module."""
+
+    def __init__(self, op, args, kwargs):
+        super().__init__()
+        self.op, self.args, self.kwargs = op, args, kwargs
+
+    def forward(self, x, *tensors):
+        it = iter(tensors)
+        args = [next(it) if isinstance(a, torch.Tensor) else a for a in self.args]
+        return self.op(x, *args, **self.kwargs)
+
+
+def suite_programs(which):
+    import inspect
+    out = {}
+    if "exportdb" in which:
+        from torch._export.db.case import SupportLevel
+        from torch._export.db.examples import all_examples
+        for name, case in sorted(all_examples().items()):
+            if case.support_level != SupportLevel.SUPPORTED:
+                continue
+            out["exportdb_" + name] = case_factory(name, (lambda m=case.model: m), case.example_args,
+                                                   case.example_kwargs, case.dynamic_shapes)
+    if "hop" in which:
+        from torch.testing._internal.hop_db import hop_db
+        for info in hop_db:
+            if "backward" in info.name:
+                continue
+            name = "hop_" + info.name + ("_" + info.variant_test_name if info.variant_test_name else "")
+            try:
+                sample = next(iter(info.sample_inputs(torch.device("cpu"), torch.float32)))
+            except Exception as e:  # noqa: BLE001 - an OpInfo without a CPU sample is skipped
+                print("%s: no sample (%s)" % (name, type(e).__name__), file=sys.stderr)
+                continue
+            tensors = [a for a in sample.args if isinstance(a, torch.Tensor)]
+            out[name] = case_factory(name, (lambda op=info.op, a=sample.args, k=sample.kwargs: HopCall(op, a, k)),
+                                     [sample.input] + tensors)
+    if "exir" in which:
+        import executorch.exir.tests.control_flow_models as cf
+        import executorch.exir.tests.dynamic_shape_models as dm
+        import executorch.exir.tests.models as em
+        for mod in (em, cf, dm):
+            for cname, cls in inspect.getmembers(mod, inspect.isclass):
+                if cls.__module__ != mod.__name__ or not issubclass(cls, nn.Module):
+                    continue
+                if not hasattr(cls, "get_random_inputs"):
+                    continue
+                try:
+                    torch.manual_seed(0)
+                    inst = cls()
+                    args = inst.get_random_inputs()
+                except Exception as e:  # noqa: BLE001 - a model that needs constructor arguments is skipped
+                    print("exir_%s: cannot build (%s)" % (cname, type(e).__name__), file=sys.stderr)
+                    continue
+                out["exir_" + cname] = case_factory(cname, (lambda i=inst: i), args)
+    return out
+
+
 # --- types ------------------------------------------------------------------
 
 def expr(d):
@@ -365,6 +445,8 @@ def forms(gm, ep=None):
 # --- stages -----------------------------------------------------------------
 
 def dyn_shapes(factory, inputs):
+    if getattr(factory, "torch_dynamic_shapes", None) is not None:
+        return factory.torch_dynamic_shapes
     spec = getattr(factory, "dynamic_shapes", None)
     if not spec:
         return None
@@ -384,12 +466,14 @@ def dyn_shapes(factory, inputs):
     return tuple(out)
 
 
-def stages(name, factory):
+def stages(name, factory, want=frozenset()):
     mod, inputs = factory()
     mod = mod.eval()
     res = {}
 
     def attempt(stage, fn):
+        if want and stage not in want and not (stage == "export" and want & {"core", "module"}):
+            return
         try:
             res[stage] = fn()
         except Exception:  # noqa: BLE001 - a stage torch cannot do for this model is skipped
@@ -398,7 +482,8 @@ def stages(name, factory):
     ep_holder = {}
 
     def export():
-        ep = torch.export.export(mod, inputs, dynamic_shapes=dyn_shapes(factory, inputs), strict=False)
+        ep = torch.export.export(mod, inputs, kwargs=getattr(factory, "kwargs", None),
+                                 dynamic_shapes=dyn_shapes(factory, inputs), strict=False)
         ep_holder["ep"] = ep
         return forms(ep.graph_module, ep), sidecar(ep.graph_module, ep_args(ep, inputs), "export")
 
@@ -517,14 +602,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--suite", default="", help="comma-separated public suites (exportdb,hop,exir) instead of the project's programs")
+    ap.add_argument("--stages", default="", help="comma-separated stages to print (default: every stage)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     only = set(filter(None, args.only.split(",")))
     written = 0
-    for name, factory in programs().items():
+    want = set(filter(None, args.stages.split(",")))
+    progs = suite_programs(set(args.suite.split(","))) if args.suite else programs()
+    for name, factory in progs.items():
         if only and name not in only:
             continue
-        for stage, (fs, side) in stages(name, factory).items():
+        try:
+            printed = stages(name, factory, want)
+        except Exception:  # noqa: BLE001 - a program that cannot even be built is reported
+            print("%s: %s" % (name, traceback.format_exc(limit=2).splitlines()[-1]), file=sys.stderr)
+            continue
+        for stage, (fs, side) in printed.items():
             for form, text in fs.items():
                 if name in FXGEN and form in ("readable_plain", "readable_strides"):
                     continue  # the larger models: the four main forms keep the corpus small
