@@ -224,6 +224,9 @@ func (op Op) String() string {
 	return opTab[op].Name
 }
 
+// Valid reports whether op is an op of the table (not OpInvalid or out of range).
+func (op Op) Valid() bool { return op > OpInvalid && int(op) < len(opTab) }
+
 // Has reports whether the op declares all of the given properties.
 func (op Op) Has(p OpProps) bool { return op.Info().Props&p == p }
 

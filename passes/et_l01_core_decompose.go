@@ -55,36 +55,30 @@ const etlDecomposeName = "decompose-to-core"
 
 // EtCoreExceptions are the non-core ops allowed to stay in an ExecuTorch
 // program (ET-L01), each with the reason it is allowed.
-var EtCoreExceptions = map[string]string{
-	"aten._fft_c2c.default":                    "fnet's FFT; portable kernel, no core decomposition",
-	"aten._is_all_true.default":                "T5/Bart attention-mask checks; portable kernel",
-	"aten.bincount.default":                    "data-dependent output size; portable kernel",
-	"aten.bucketize.Tensor":                    "portable kernel; decomposition would need a data-dependent search",
-	"aten.cummax.default":                      "portable kernel (values and indices)",
-	"aten.cummin.default":                      "portable kernel (values and indices)",
-	"aten.polar.default":                       "seamless_m4t; complex construction with a portable kernel",
-	"aten.rand_like.default":                   "random; decomposing would change the random stream",
-	"aten.randint.low":                         "random; decomposing would change the random stream",
-	"aten.randn_like.default":                  "random; decomposing would change the random stream",
-	"aten.searchsorted.Tensor":                 "portable kernel; decomposition would need a data-dependent search",
-	"aten.unique_consecutive.default":          "data-dependent output size; portable kernel",
-	"aten._embedding_bag_forward_only.default": "embedding bags (revisions C/D); portable kernel",
+var EtCoreExceptions = map[ir.Op]string{
+	ir.OpAten_FftC2c:                  "fnet's FFT; portable kernel, no core decomposition",
+	ir.OpAten_IsAllTrue:               "T5/Bart attention-mask checks; portable kernel",
+	ir.OpAtenBincount:                 "data-dependent output size; portable kernel",
+	ir.OpAtenBucketizeTensor:          "portable kernel; decomposition would need a data-dependent search",
+	ir.OpAtenCummax:                   "portable kernel (values and indices)",
+	ir.OpAtenCummin:                   "portable kernel (values and indices)",
+	ir.OpAtenPolar:                    "seamless_m4t; complex construction with a portable kernel",
+	ir.OpAtenRandLike:                 "random; decomposing would change the random stream",
+	ir.OpAtenRandintLow:               "random; decomposing would change the random stream",
+	ir.OpAtenRandnLike:                "random; decomposing would change the random stream",
+	ir.OpAtenSearchsortedTensor:       "portable kernel; decomposition would need a data-dependent search",
+	ir.OpAtenUniqueConsecutive:        "data-dependent output size; portable kernel",
+	ir.OpAten_EmbeddingBagForwardOnly: "embedding bags (revisions C/D); portable kernel",
 }
 
-// EtCoreExceptionNames lists EtCoreExceptions' keys, sorted.
+// EtCoreExceptionNames lists EtCoreExceptions' op names, sorted.
 func EtCoreExceptionNames() []string {
 	out := make([]string, 0, len(EtCoreExceptions))
-	for k := range EtCoreExceptions {
-		out = append(out, k)
+	for op := range EtCoreExceptions {
+		out = append(out, op.String())
 	}
 	sort.Strings(out)
 	return out
-}
-
-func init() {
-	for k := range EtCoreExceptions {
-		ir.MustLookupOp(k)
-	}
 }
 
 var (
@@ -126,7 +120,7 @@ func runDecomposeToCore(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 		if info.Namespace != "aten" || n.Op.Has(ir.PropCore) || n.Op.Has(ir.PropView) || n.Op.Has(ir.PropOutVariant) || n.Op.Has(ir.PropSymbolic) {
 			return nil
 		}
-		if _, ok := EtCoreExceptions[info.Name]; ok {
+		if _, ok := EtCoreExceptions[n.Op]; ok {
 			c.Stat("exception-kept", 1)
 		} else if _, view := etlEdgeViewOfOp(n.Op); !view && !(keep.Keep != nil && etCoreSet.Has(n.Op) && keep.Keep(n)) {
 			c.Stat("non-core-kept", 1)

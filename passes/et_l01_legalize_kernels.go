@@ -47,8 +47,8 @@ var etlLegalNamespaces = map[string]bool{
 }
 
 // etlPrimKernels are non-out ATen ops the runtime registers as prim ops.
-var etlPrimKernels = map[string]bool{
-	"aten.sym_size.int": true, "aten.sym_numel.default": true, "aten._local_scalar_dense.default": true,
+var etlPrimKernels = map[ir.Op]bool{
+	ir.OpAtenSymSizeInt: true, ir.OpAtenSymNumel: true, ir.OpAten_LocalScalarDense: true,
 }
 
 // EtHasKernel reports whether an ExecuTorch kernel library runs op, directly
@@ -70,7 +70,7 @@ func EtHasKernel(op ir.Op) bool {
 func etlLegal(n *ir.Node) bool {
 	info := n.Op.Info()
 	switch {
-	case EtHasKernel(n.Op), etlLegalNamespaces[info.Namespace], etlPrimKernels[info.Name]:
+	case EtHasKernel(n.Op), etlLegalNamespaces[info.Namespace], etlPrimKernels[n.Op]:
 		return true
 	case n.Op.Has(ir.PropSymbolic), n.Op.Has(ir.PropView), n.Op.Has(ir.PropInplace), n.Op.Has(ir.PropHigherOrder), n.Op.Has(ir.PropSideEffects):
 		return true

@@ -42,32 +42,32 @@ lack sym_int, sym_ite and sym_not, none has sym_sum).`,
 const etlPrimName = "to-executorch-prim"
 
 // etlPrimTwins maps Python-level symbolic ops to their executorch_prim twin.
-var etlPrimTwins = map[string]string{
-	"operator.add":      "executorch_prim.add.Scalar",
-	"operator.sub":      "executorch_prim.sub.Scalar",
-	"operator.mul":      "executorch_prim.mul.Scalar",
-	"operator.floordiv": "executorch_prim.floordiv.Scalar",
-	"operator.truediv":  "executorch_prim.truediv.Scalar",
-	"operator.neg":      "executorch_prim.neg.Scalar",
-	"operator.eq":       "executorch_prim.eq.Scalar",
-	"operator.gt":       "executorch_prim.gt.Scalar",
-	"operator.lt":       "executorch_prim.lt.Scalar",
-	"operator.ge":       "executorch_prim.ge.Scalar",
-	"operator.le":       "executorch_prim.le.Scalar",
-	"torch.sym_max":     "executorch_prim.sym_max.Scalar",
-	"torch.sym_min":     "executorch_prim.sym_min.Scalar",
-	"torch.sym_float":   "executorch_prim.sym_float.Scalar",
-	"torch.sym_int":     "executorch_prim.trunc.Scalar",
-	"math.ceil":         "executorch_prim.ceil.Scalar",
-	"math.trunc":        "executorch_prim.trunc.Scalar",
-	"builtins.round":    "executorch_prim.round.Scalar",
+var etlPrimTwins = map[ir.Op]ir.Op{
+	ir.OpOperatorAdd:      ir.OpExecutorchPrimAddScalar,
+	ir.OpOperatorSub:      ir.OpExecutorchPrimSubScalar,
+	ir.OpOperatorMul:      ir.OpExecutorchPrimMulScalar,
+	ir.OpOperatorFloordiv: ir.OpExecutorchPrimFloordivScalar,
+	ir.OpOperatorTruediv:  ir.OpExecutorchPrimTruedivScalar,
+	ir.OpOperatorNeg:      ir.OpExecutorchPrimNegScalar,
+	ir.OpOperatorEq:       ir.OpExecutorchPrimEqScalar,
+	ir.OpOperatorGt:       ir.OpExecutorchPrimGtScalar,
+	ir.OpOperatorLt:       ir.OpExecutorchPrimLtScalar,
+	ir.OpOperatorGe:       ir.OpExecutorchPrimGeScalar,
+	ir.OpOperatorLe:       ir.OpExecutorchPrimLeScalar,
+	ir.OpTorchSymMax:      ir.OpExecutorchPrimSymMaxScalar,
+	ir.OpTorchSymMin:      ir.OpExecutorchPrimSymMinScalar,
+	ir.OpTorchSymFloat:    ir.OpExecutorchPrimSymFloatScalar,
+	ir.OpTorchSymInt:      ir.OpExecutorchPrimTruncScalar,
+	ir.OpMathCeil:         ir.OpExecutorchPrimCeilScalar,
+	ir.OpMathTrunc:        ir.OpExecutorchPrimTruncScalar,
+	ir.OpBuiltinsRound:    ir.OpExecutorchPrimRoundScalar,
 }
 
 // EtPrimTwins lists the op → executorch_prim op table, sorted.
 func EtPrimTwins() [][2]string {
 	var out [][2]string
 	for k, v := range etlPrimTwins {
-		out = append(out, [2]string{k, v})
+		out = append(out, [2]string{k.String(), v.String()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
@@ -79,16 +79,9 @@ var (
 	etlOpPrimMod = ir.OpExecutorchPrimModScalar
 	etlOpPyPow   = ir.OpOperatorPow
 	etlOpPyMod   = ir.OpOperatorMod
-	etlOpSymSum  = ir.MustLookupOp("torch.sym_sum")
-	etlOpRound   = ir.MustLookupOp("builtins.round")
+	etlOpSymSum  = ir.OpTorchSymSum
+	etlOpRound   = ir.OpBuiltinsRound
 )
-
-func init() {
-	for k, v := range etlPrimTwins {
-		ir.MustLookupOp(k)
-		ir.MustLookupOp(v)
-	}
-}
 
 // etlIsPySymOp reports whether n is Python-level symbolic arithmetic on
 // non-tensor operands.
@@ -198,11 +191,10 @@ func etlLowerSymOp(n *ir.Node, c *pm.Ctx) (bool, string, error) {
 			return false, "round with ndigits", nil
 		}
 	}
-	twin, ok := etlPrimTwins[name]
+	op, ok := etlPrimTwins[n.Op]
 	if !ok {
 		return false, "no executorch_prim twin", nil
 	}
-	op := ir.MustLookupOp(twin)
 	args := n.Args
 	if n.Op == etlOpRound {
 		args = args[:1]
@@ -211,7 +203,7 @@ func etlLowerSymOp(n *ir.Node, c *pm.Ctx) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
-	c.Fired(nn, name+" → "+twin)
+	c.Fired(nn, name+" → "+op.String())
 	return true, "", nil
 }
 

@@ -45,7 +45,7 @@ output keeps its own out tensor and never aliases its input.`,
 const etlOutVariantsName = "to-out-variants"
 
 // OpMemoryAlloc is the allocation op the out-variant lowering inserts.
-var OpMemoryAlloc = ir.MustLookupOp("memory.alloc.default")
+var OpMemoryAlloc = ir.OpMemoryAlloc
 
 // etlCarriedByOut are functional arguments an out variant may drop because
 // the out tensor's type carries them.

@@ -12,7 +12,7 @@ var FixAmaxDim = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF01",
 	Name:    "fix-amax-dim",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{"aten.amax.default"},
+	Targets: []ir.Op{ir.OpAtenAmax},
 	Doc: `rewrite negative reduction dims of amax as rank + dim
 
 XNNPACK's max-dim lowering compares the dim against 2 or 3 literally, so

@@ -10,7 +10,7 @@ var FixCloneMemoryFormat = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF03",
 	Name:    "fix-clone-memory-format",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{"aten.clone.default"},
+	Targets: []ir.Op{ir.OpAtenClone},
 	Doc: `give clones of non-contiguous tensors memory_format=contiguous_format
 
 A clone without memory_format preserves its input's layout, and ExecuTorch

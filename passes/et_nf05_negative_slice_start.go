@@ -11,7 +11,7 @@ var FixNegativeSliceStart = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF05",
 	Name:    "fix-negative-slice-start",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{"aten.slice.Tensor", "aten.slice_copy.Tensor"},
+	Targets: []ir.Op{ir.OpAtenSliceTensor, ir.OpAtenSliceCopyTensor},
 	Doc: `rewrite a symbolic slice start that is provably negative as size + start
 
 ExecuTorch's slice kernels take a SymInt start as computed, without

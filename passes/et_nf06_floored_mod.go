@@ -11,7 +11,7 @@ var FixFlooredMod = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF06",
 	Name:    "fix-floored-mod",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{"operator.mod", "aten.remainder.Scalar"},
+	Targets: []ir.Op{ir.OpOperatorMod, ir.OpAtenRemainderScalar},
 	Doc: `rewrite a % b with a literal b > 0 as ((a % b) + b) % b
 
 Python's % and torch.remainder are floored (the result has the sign of b);

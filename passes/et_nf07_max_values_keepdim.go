@@ -10,7 +10,7 @@ var FixMaxValuesKeepdim = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF07",
 	Name:    "fix-max-values-keepdim",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{"aten.max.dim"},
+	Targets: []ir.Op{ir.OpAtenMaxDim},
 	Doc: `rewrite max.dim whose indices are unused as amax(keepdim=True) and squeeze
 
 A max.dim whose indices nobody reads is a plain reduction; XNNPACK lowers

@@ -13,9 +13,9 @@ var FixConvInputDimOrder = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF08",
 	Name:    "fix-conv-input-dim-order",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{
-		"aten.convolution.default", "aten.conv1d.default", "aten.conv2d.default", "aten.conv3d.default",
-		"aten.conv1d.padding", "aten.conv2d.padding", "aten.conv3d.padding",
+	Targets: []ir.Op{
+		ir.OpAtenConvolution, ir.OpAtenConv1d, ir.OpAtenConv2d, ir.OpAtenConv3d,
+		ir.OpAtenConv1dPadding, ir.OpAtenConv2dPadding, ir.OpAtenConv3dPadding,
 	},
 	Doc: `copy a convolution input with a transposed dim order into the default order
 

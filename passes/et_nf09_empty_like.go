@@ -10,7 +10,7 @@ var FixEmptyLike = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ET-NF09",
 	Name:    "fix-empty-like",
 	Backend: pm.BackendExecuTorch,
-	Targets: []string{"aten.empty_like.default"},
+	Targets: []ir.Op{ir.OpAtenEmptyLike},
 	Doc: `rewrite empty_like as empty.memory_format with the input's sizes
 
 empty_like decomposes to empty_permuted, which has no ExecuTorch kernel.

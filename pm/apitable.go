@@ -1,94 +1,96 @@
 package pm
 
+import "github.com/fxport/fxport/ir"
+
 // apiOverloads maps torch API paths, as the Python system's patches name
 // them, to the ATen overloads a traced program contains for them. A patch
 // registered against an API path matches every overload listed (every
 // spelling: the Python patch on torch.where missed Tensor.where and
 // early-bound names; a graph pass does not).
 //
-// Overloads missing from the op table are left out when a path resolves; a
-// path none of whose overloads exists is a registration error.
-var apiOverloads = map[string][]string{
-	"torch.where":        {"aten.where.self", "aten.where.ScalarSelf", "aten.where.ScalarOther", "aten.where.Scalar"},
-	"torch.Tensor.where": {"aten.where.self", "aten.where.ScalarSelf", "aten.where.ScalarOther", "aten.where.Scalar"},
+// The CUDA attention overloads torch can record for
+// scaled_dot_product_attention (_scaled_dot_product_flash_attention,
+// _scaled_dot_product_efficient_attention) and the Scalar overloads of
+// bucketize and searchsorted are not in the op table, so no program holds
+// them and they are not listed.
+var apiOverloads = map[string][]ir.Op{
+	"torch.where":        {ir.OpAtenWhereSelf, ir.OpAtenWhereScalarSelf, ir.OpAtenWhereScalarOther, ir.OpAtenWhereScalar},
+	"torch.Tensor.where": {ir.OpAtenWhereSelf, ir.OpAtenWhereScalarSelf, ir.OpAtenWhereScalarOther, ir.OpAtenWhereScalar},
 
-	"torch.unsqueeze":        {"aten.unsqueeze.default"},
-	"torch.Tensor.unsqueeze": {"aten.unsqueeze.default"},
+	"torch.unsqueeze":        {ir.OpAtenUnsqueeze},
+	"torch.Tensor.unsqueeze": {ir.OpAtenUnsqueeze},
 
 	"torch.nn.functional.scaled_dot_product_attention": {
-		"aten.scaled_dot_product_attention.default",
-		"aten._scaled_dot_product_flash_attention_for_cpu.default",
-		"aten._scaled_dot_product_efficient_attention.default",
-		"aten._scaled_dot_product_flash_attention.default",
+		ir.OpAtenScaledDotProductAttention,
+		ir.OpAten_ScaledDotProductFlashAttentionForCpu,
 	},
 
-	"torch.full": {"aten.full.default"},
+	"torch.full": {ir.OpAtenFull},
 
-	"torch.split":        {"aten.split.Tensor", "aten.split_with_sizes.default"},
-	"torch.Tensor.split": {"aten.split.Tensor", "aten.split_with_sizes.default"},
-	"torch.chunk":        {"aten.chunk.default"},
-	"torch.Tensor.chunk": {"aten.chunk.default"},
+	"torch.split":        {ir.OpAtenSplitTensor, ir.OpAtenSplitWithSizes},
+	"torch.Tensor.split": {ir.OpAtenSplitTensor, ir.OpAtenSplitWithSizes},
+	"torch.chunk":        {ir.OpAtenChunk},
+	"torch.Tensor.chunk": {ir.OpAtenChunk},
 
-	"torch.topk":        {"aten.topk.default"},
-	"torch.Tensor.topk": {"aten.topk.default"},
+	"torch.topk":        {ir.OpAtenTopk},
+	"torch.Tensor.topk": {ir.OpAtenTopk},
 
-	"torch.detach":         {"aten.detach.default"},
-	"torch.Tensor.detach":  {"aten.detach.default"},
-	"torch.Tensor.detach_": {"aten.detach_.default"},
+	"torch.detach":         {ir.OpAtenDetach},
+	"torch.Tensor.detach":  {ir.OpAtenDetach},
+	"torch.Tensor.detach_": {ir.OpAtenDetach_},
 
-	"torch.nn.functional.avg_pool2d": {"aten.avg_pool2d.default"},
-	"torch.nn.functional.dropout":    {"aten.dropout.default", "aten.native_dropout.default"},
+	"torch.nn.functional.avg_pool2d": {ir.OpAtenAvgPool2d},
+	"torch.nn.functional.dropout":    {ir.OpAtenDropout, ir.OpAtenNativeDropout},
 
-	"torch.bernoulli":        {"aten.bernoulli.default", "aten.bernoulli.p"},
-	"torch.Tensor.bernoulli": {"aten.bernoulli.default", "aten.bernoulli.p"},
+	"torch.bernoulli":        {ir.OpAtenBernoulli, ir.OpAtenBernoulliP},
+	"torch.Tensor.bernoulli": {ir.OpAtenBernoulli, ir.OpAtenBernoulliP},
 
-	"torch.Tensor.expand": {"aten.expand.default"},
+	"torch.Tensor.expand": {ir.OpAtenExpand},
 
-	"torch.argsort":        {"aten.argsort.default", "aten.argsort.stable"},
-	"torch.Tensor.argsort": {"aten.argsort.default", "aten.argsort.stable"},
+	"torch.argsort":        {ir.OpAtenArgsort, ir.OpAtenArgsortStable},
+	"torch.Tensor.argsort": {ir.OpAtenArgsort, ir.OpAtenArgsortStable},
 
-	"torch.nn.functional.pad":                 {"aten.pad.default", "aten.constant_pad_nd.default"},
-	"torch.nn.functional.conv3d":              {"aten.conv3d.default", "aten.conv3d.padding"},
-	"torch.nn.functional.adaptive_avg_pool2d": {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"},
+	"torch.nn.functional.pad":                 {ir.OpAtenPad, ir.OpAtenConstantPadNd},
+	"torch.nn.functional.conv3d":              {ir.OpAtenConv3d, ir.OpAtenConv3dPadding},
+	"torch.nn.functional.adaptive_avg_pool2d": {ir.OpAtenAdaptiveAvgPool2d, ir.OpAten_AdaptiveAvgPool2d},
 
-	"torch.bucketize":    {"aten.bucketize.Tensor", "aten.bucketize.Scalar"},
-	"torch.searchsorted": {"aten.searchsorted.Tensor", "aten.searchsorted.Scalar"},
+	"torch.bucketize":    {ir.OpAtenBucketizeTensor},
+	"torch.searchsorted": {ir.OpAtenSearchsortedTensor},
 
-	"torch.cummax":        {"aten.cummax.default"},
-	"torch.Tensor.cummax": {"aten.cummax.default"},
-	"torch.cummin":        {"aten.cummin.default"},
-	"torch.Tensor.cummin": {"aten.cummin.default"},
+	"torch.cummax":        {ir.OpAtenCummax},
+	"torch.Tensor.cummax": {ir.OpAtenCummax},
+	"torch.cummin":        {ir.OpAtenCummin},
+	"torch.Tensor.cummin": {ir.OpAtenCummin},
 
-	"torch.nn.functional.one_hot": {"aten.one_hot.default"},
+	"torch.nn.functional.one_hot": {ir.OpAtenOneHot},
 
-	"torch.reshape":        {"aten.reshape.default"},
-	"torch.Tensor.reshape": {"aten.reshape.default"},
-	"torch.Tensor.view":    {"aten.view.default"},
+	"torch.reshape":        {ir.OpAtenReshape},
+	"torch.Tensor.reshape": {ir.OpAtenReshape},
+	"torch.Tensor.view":    {ir.OpAtenView},
 
-	"torch.roll":        {"aten.roll.default"},
-	"torch.Tensor.roll": {"aten.roll.default"},
+	"torch.roll":        {ir.OpAtenRoll},
+	"torch.Tensor.roll": {ir.OpAtenRoll},
 
-	"torch.randperm": {"aten.randperm.default"},
+	"torch.randperm": {ir.OpAtenRandperm},
 
-	"torch.histc":        {"aten.histc.default"},
-	"torch.Tensor.histc": {"aten.histc.default"},
+	"torch.histc":        {ir.OpAtenHistc},
+	"torch.Tensor.histc": {ir.OpAtenHistc},
 
-	"torch.exp":        {"aten.exp.default"},
-	"torch.Tensor.exp": {"aten.exp.default"},
+	"torch.exp":        {ir.OpAtenExp},
+	"torch.Tensor.exp": {ir.OpAtenExp},
 
-	"torch.Tensor.masked_scatter": {"aten.masked_scatter.default"},
+	"torch.Tensor.masked_scatter": {ir.OpAtenMaskedScatter},
 
-	"torch.nn.functional.rms_norm": {"aten.rms_norm.default", "aten._fused_rms_norm.default"},
-	"torch.nn.RMSNorm.forward":     {"aten.rms_norm.default", "aten._fused_rms_norm.default"},
+	"torch.nn.functional.rms_norm": {ir.OpAtenRmsNorm, ir.OpAten_FusedRmsNorm},
+	"torch.nn.RMSNorm.forward":     {ir.OpAtenRmsNorm, ir.OpAten_FusedRmsNorm},
 
-	"torch.fft.irfft": {"aten.fft_irfft.default", "aten._fft_c2r.default"},
+	"torch.fft.irfft": {ir.OpAtenFftIrfft, ir.OpAten_FftC2r},
 
-	"torch.nn.attention.varlen.varlen_attn": {"torch_attn._varlen_attn.default"},
+	"torch.nn.attention.varlen.varlen_attn": {ir.OpTorchAttn_VarlenAttn},
 }
 
 // APIPaths lists the torch API paths patches may target, sorted.
 func APIPaths() []string { return sortedKeys(apiOverloads) }
 
-// APIOverloads returns the overload names the table lists for an API path
-// (including any the op table lacks), or nil.
-func APIOverloads(path string) []string { return append([]string(nil), apiOverloads[path]...) }
+// APIOverloads returns the overloads the table lists for an API path, or nil.
+func APIOverloads(path string) []ir.Op { return append([]ir.Op(nil), apiOverloads[path]...) }

@@ -21,7 +21,7 @@ type NodeFix struct {
 	Doc     string
 	Backend string
 	// Targets are op overloads. Within one backend, target sets must not overlap.
-	Targets []string
+	Targets []ir.Op
 	// Fix rewrites n and reports whether it consumed it; false means "not
 	// mine". A fix that changes the program without consuming the node
 	// calls c.MarkChanged.
@@ -33,7 +33,7 @@ type NodeFix struct {
 // Info describes the fix for listings.
 func (f *NodeFix) Info() EntryInfo {
 	return EntryInfo{Kind: EntryNodeFix, PassKind: KindFix, ID: f.ID, Name: f.Name, Title: Title(f.Doc),
-		Backend: f.Backend, Stage: StageFXNodeFixes, Targets: f.Targets}
+		Backend: f.Backend, Stage: StageFXNodeFixes, Targets: opNames(f.Targets)}
 }
 
 // ValidateNodeFix checks a node-fix declaration without registering it
@@ -56,7 +56,7 @@ func checkNodeFix(f *NodeFix) (*matcher, error) {
 	if len(nodeFixDrivers(f.Backend)) == 0 {
 		return nil, fmt.Errorf("node-fix %q: no node-fix driver runs for backend %q", f.Name, f.Backend)
 	}
-	m, err := newMatcher(f.Targets, true)
+	m, err := newOpMatcher(f.Targets)
 	if err != nil {
 		return nil, fmt.Errorf("node-fix %q: %w", f.Name, err)
 	}

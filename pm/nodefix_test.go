@@ -18,7 +18,7 @@ func TestNodeFixFirstMatchWins(t *testing.T) {
 	var calls []string
 	c := testCatalog()
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ET-NF90", Name: "claim-relu-of-add", Doc: "d", Backend: pm.BackendExecuTorch,
-		Targets: []string{"aten::relu"},
+		Targets: []ir.Op{ir.OpAtenRelu},
 		Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {
 			calls = append(calls, "claim:"+n.Results[0].Name)
 			if n.Args[0].Value.Def == nil || n.Args[0].Value.Def.Op.String() != "aten.add.Tensor" {
@@ -28,7 +28,7 @@ func TestNodeFixFirstMatchWins(t *testing.T) {
 			return true, nil
 		}}))
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ET-NF91", Name: "relu-to-neg", Doc: "d", Backend: "executorch.xnnpack",
-		Targets: []string{"aten::relu"},
+		Targets: []ir.Op{ir.OpAtenRelu},
 		Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {
 			calls = append(calls, "neg:"+n.Results[0].Name)
 			b := ir.NewBuilder(n.Graph)
@@ -42,7 +42,7 @@ func TestNodeFixFirstMatchWins(t *testing.T) {
 			return true, nil // the dead relu is left to DCE
 		}}))
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ET-NF92", Name: "cuda-only", Doc: "d", Backend: "executorch.cuda",
-		Targets: []string{"aten::relu"}, Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {
+		Targets: []ir.Op{ir.OpAtenRelu}, Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {
 			calls = append(calls, "cuda:"+n.Results[0].Name)
 			return true, nil
 		}}))
@@ -85,7 +85,7 @@ func TestNodeFixDriverInstances(t *testing.T) {
 	c := testCatalog()
 	n := 0
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ONNX-FX03", Name: "count-detach", Doc: "d", Backend: pm.BackendAll,
-		Targets: []string{"aten::detach"}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { n++; return false, nil }}))
+		Targets: []ir.Op{ir.OpAtenDetach}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { n++; return false, nil }}))
 	pl, err := c.ParsePipeline("onnx: onnx.fx-node-fixes(onnx-node-fixes), onnx.onnx-patches(onnx-node-fixes-after-decompose)")
 	require.NoError(t, err)
 	rep, err := pm.Run(parse(t, progText), pl, nil, pm.Config{})
@@ -118,7 +118,7 @@ func TestDriversWalkRegions(t *testing.T) {
 	c := testCatalog()
 	addPatch(t, c, reluPatch("relu-as-neg-mul", pm.BackendONNX))
 	var seen []string
-	mustAdd(t, c.AddNodeFix(&pm.NodeFix{Name: "sin-to-neg", Doc: "d", Backend: pm.BackendONNX, Targets: []string{"aten::sin"},
+	mustAdd(t, c.AddNodeFix(&pm.NodeFix{Name: "sin-to-neg", Doc: "d", Backend: pm.BackendONNX, Targets: []ir.Op{ir.OpAtenSin},
 		Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) {
 			seen = append(seen, n.Graph.Name+"/"+n.Results[0].Name)
 			b := ir.NewBuilder(n.Graph)

@@ -22,11 +22,10 @@ type ONNXRewriter interface {
 }
 
 // Translation is an entry of the ONNX translation table: Targets are the
-// op overloads it lowers (keyed by op name; a missing op is a registration
-// error, not a silent skip).
+// op overloads it lowers.
 type Translation struct {
 	ID, Name, Doc string
-	Targets       []string
+	Targets       []ir.Op
 	Impl          Translator
 
 	match *matcher
@@ -35,7 +34,7 @@ type Translation struct {
 // Info describes the translation for listings.
 func (t *Translation) Info() EntryInfo {
 	return EntryInfo{Kind: EntryTranslation, PassKind: KindLowering, ID: t.ID, Name: t.Name, Title: Title(t.Doc),
-		Backend: BackendONNX, Stage: StageONNXTranslations, Targets: t.Targets}
+		Backend: BackendONNX, Stage: StageONNXTranslations, Targets: opNames(t.Targets)}
 }
 
 // Ops lists the overloads the translation lowers, in op order.
@@ -59,7 +58,7 @@ func checkTranslation(t *Translation) (*matcher, error) {
 	if t.Impl == nil {
 		return nil, fmt.Errorf("onnx-translation %q: nil Impl", t.Name)
 	}
-	m, err := newMatcher(t.Targets, true)
+	m, err := newOpMatcher(t.Targets)
 	if err != nil {
 		return nil, fmt.Errorf("onnx-translation %q: %w", t.Name, err)
 	}

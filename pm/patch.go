@@ -22,10 +22,12 @@ type Patch struct {
 	// Stage is a patch stage: model-patches, torch-patches, onnx-patches
 	// or executorch-patches.
 	Stage string
-	// Targets are op overloads ("aten::where.self", "aten.where.self"),
-	// torch API paths ("torch.where", "torch.Tensor.where"; see APIPaths) or
-	// model-method paths ("<module>.<Class>.<method>", matched through the
-	// node's nn_module_stack and stack_trace / source_fn_stack metadata).
+	// Ops are the op overloads the patch targets (ir.OpAtenWhereSelf).
+	Ops []ir.Op
+	// Targets are torch API paths ("torch.where", "torch.Tensor.where"; see
+	// APIPaths) or model-method paths ("<module>.<Class>.<method>", matched
+	// through the node's nn_module_stack and stack_trace / source_fn_stack
+	// metadata). A patch needs Ops, Targets or both.
 	Targets []string
 	// OptIn patches are installed only when an export includes them.
 	OptIn bool
@@ -43,7 +45,7 @@ type Patch struct {
 // Info describes the patch for listings.
 func (p *Patch) Info() EntryInfo {
 	return EntryInfo{Kind: EntryPatch, PassKind: KindPatch, ID: p.ID, Name: p.Name, Title: Title(p.Doc),
-		Backend: p.Backend, Stage: p.Stage, Targets: p.Targets}
+		Backend: p.Backend, Stage: p.Stage, Targets: append(opNames(p.Ops), p.Targets...)}
 }
 
 // ValidatePatch checks a patch declaration, resolving its targets, without
@@ -68,9 +70,23 @@ func checkPatch(p *Patch) (*matcher, error) {
 			return nil, fmt.Errorf("patch %q: stage %s does not hold patches", p.Name, s.Qualified())
 		}
 	}
-	m, err := newMatcher(p.Targets, false)
-	if err != nil {
-		return nil, fmt.Errorf("patch %q: %w", p.Name, err)
+	m := &matcher{ops: map[ir.Op]bool{}}
+	if len(p.Ops) > 0 {
+		om, err := newOpMatcher(p.Ops)
+		if err != nil {
+			return nil, fmt.Errorf("patch %q: %w", p.Name, err)
+		}
+		m = om
+	}
+	if len(p.Targets) > 0 || len(p.Ops) == 0 {
+		tm, err := newMatcher(p.Targets, false)
+		if err != nil {
+			return nil, fmt.Errorf("patch %q: %w", p.Name, err)
+		}
+		for op := range tm.ops {
+			m.ops[op] = true
+		}
+		m.methods = tm.methods
 	}
 	return m, nil
 }

@@ -76,7 +76,7 @@ func withEverything(t *testing.T) *pm.Catalog {
 	addPatch(t, c, detachPatch("drop-detach-et", pm.BackendExecuTorch))
 	addPatch(t, c, &pm.Patch{Name: "cuda-only", Doc: "d", Backend: "executorch.cuda", Stage: pm.StageTorchPatches,
 		Targets: []string{"torch.topk"}, Rewrite: func(*ir.Node, *ir.Builder, *pm.Ctx) ([]*ir.Value, error) { return nil, nil }})
-	mustAdd(t, c.AddNodeFix(fix("fix-relu-et", pm.BackendExecuTorch, "aten::relu")))
+	mustAdd(t, c.AddNodeFix(fix("fix-relu-et", pm.BackendExecuTorch, ir.OpAtenRelu)))
 	addProgramFix(t, c, &pm.ProgramFix{ID: "ET-PF01", Name: "widen-ranges", Doc: "d", Backend: pm.BackendExecuTorch,
 		Stage: pm.StageFXProgramFixes, Fix: func(*ir.Program, *pm.Ctx) (bool, error) { return false, nil }})
 	mustAdd(t, c.AddBackendPrepare(&pm.BackendPrepare{ID: "ET-B05", Name: "make-contiguous", Doc: "d", Backend: pm.BackendExecuTorch,

@@ -80,7 +80,7 @@ func TestBackendRows(t *testing.T) {
 // order give the same pipelines, listings and patch order.
 func TestRegistrationOrderIrrelevant(t *testing.T) {
 	fix := func(name, backend string, id string) *pm.NodeFix {
-		return &pm.NodeFix{ID: id, Name: name, Doc: "d", Backend: backend, Targets: []string{"aten::relu"},
+		return &pm.NodeFix{ID: id, Name: name, Doc: "d", Backend: backend, Targets: []ir.Op{ir.OpAtenRelu},
 			Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }}
 	}
 	build := func(perm []int) (string, string) {

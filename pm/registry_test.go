@@ -68,18 +68,12 @@ func TestResolveTargetErrors(t *testing.T) {
 	}
 }
 
-// The API table may name overloads the op table does not have yet; they
-// are left out of resolution, so list them for whoever completes the table.
+// Every API path lists overloads (op constants: an unknown one does not
+// compile).
 func TestAPITableOverloads(t *testing.T) {
 	for _, path := range pm.APIPaths() {
-		var missing []string
-		for _, name := range pm.APIOverloads(path) {
-			if _, ok := ir.LookupOp(name); !ok {
-				missing = append(missing, name)
-			}
-		}
-		if len(missing) > 0 {
-			t.Logf("%s: not in the op table: %v", path, missing)
+		if len(pm.APIOverloads(path)) == 0 {
+			t.Errorf("%s lists no overloads", path)
 		}
 	}
 	// The catalog's patches name these APIs; each must be in the table.
@@ -161,7 +155,7 @@ func TestNameClashAcrossRegistries(t *testing.T) {
 	c := testCatalog()
 	require.NoError(t, c.AddPatch(reluPatch("shared-name", pm.BackendONNX)))
 	err := c.AddNodeFix(&pm.NodeFix{Name: "shared-name", Doc: "x", Backend: pm.BackendONNX,
-		Targets: []string{"aten::neg"}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }})
+		Targets: []ir.Op{ir.OpAtenNeg}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `node-fix "shared-name": name already used by a patch`)
 	err = c.AddPass(testPass("dce", "", noop))
@@ -169,27 +163,28 @@ func TestNameClashAcrossRegistries(t *testing.T) {
 	assert.Contains(t, err.Error(), `name already used by a pass`)
 }
 
-func fix(name, backend string, targets ...string) *pm.NodeFix {
+func fix(name, backend string, targets ...ir.Op) *pm.NodeFix {
 	return &pm.NodeFix{Name: name, Doc: "fix " + name, Backend: backend, Targets: targets,
 		Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }}
 }
 
 func TestOverlappingNodeFixTargetsRejected(t *testing.T) {
 	c := testCatalog()
-	require.NoError(t, c.AddNodeFix(fix("fix-a", pm.BackendONNX, "aten::detach_", "aten::relu")))
-	err := c.AddNodeFix(fix("fix-b", pm.BackendONNX, "aten.neg.default", "aten.relu.default"))
+	require.NoError(t, c.AddNodeFix(fix("fix-a", pm.BackendONNX, ir.OpAtenDetach_, ir.OpAtenRelu)))
+	err := c.AddNodeFix(fix("fix-b", pm.BackendONNX, ir.OpAtenNeg, ir.OpAtenRelu))
 	require.Error(t, err)
 	assert.Equal(t, `node-fix "fix-b": target aten.relu.default overlaps node-fix "fix-a" of backend onnx`, err.Error())
 	// Another backend may target the same op; so may a disjoint fix.
-	require.NoError(t, c.AddNodeFix(fix("fix-c", pm.BackendExecuTorch, "aten::relu")))
-	require.NoError(t, c.AddNodeFix(fix("fix-d", pm.BackendONNX, "aten::neg")))
-	// Node fixes see ATen nodes: API paths are rejected.
-	err = pm.ValidateNodeFix(fix("fix-e", pm.BackendONNX, "torch.where"))
+	require.NoError(t, c.AddNodeFix(fix("fix-c", pm.BackendExecuTorch, ir.OpAtenRelu)))
+	require.NoError(t, c.AddNodeFix(fix("fix-d", pm.BackendONNX, ir.OpAtenNeg)))
+	// An invalid op (a zero Op) and an empty target list are rejected.
+	err = pm.ValidateNodeFix(fix("fix-e", pm.BackendONNX, ir.OpInvalid))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `node-fix "fix-e": target "torch.where": must be an op overload, not a api path`)
+	assert.Contains(t, err.Error(), `node-fix "fix-e": target 0 is not an op of the table`)
+	require.ErrorContains(t, pm.ValidateNodeFix(fix("fix-g", pm.BackendONNX)), `node-fix "fix-g": no targets`)
 	// Dynamo has no node-fix stage, but "all" fixes run in ONNX and ExecuTorch.
-	assert.NoError(t, pm.ValidateNodeFix(fix("fix-f", pm.BackendAll, "aten::neg")))
-	assert.Panics(t, func() { pm.RegisterNodeFix(fix("Bad", pm.BackendONNX, "aten::neg")) })
+	assert.NoError(t, pm.ValidateNodeFix(fix("fix-f", pm.BackendAll, ir.OpAtenNeg)))
+	assert.Panics(t, func() { pm.RegisterNodeFix(fix("Bad", pm.BackendONNX, ir.OpAtenNeg)) })
 }
 
 type fakeTranslator struct{}
@@ -212,9 +207,9 @@ func allKinds(t *testing.T) *pm.Catalog {
 	addProgramFix(t, c, &pm.ProgramFix{ID: "DYN-S10", Name: "drop-unused-weights", Doc: "erase unused weight placeholders",
 		Backend: pm.BackendAll, Stage: pm.StageStateCleanup, Fix: func(*ir.Program, *pm.Ctx) (bool, error) { return false, nil }})
 	mustAdd(t, c.AddNodeFix(&pm.NodeFix{ID: "ONNX-FX03", Name: "fix-detach-inplace", Doc: "detach_ → detach",
-		Backend: pm.BackendONNX, Targets: []string{"aten::detach_"}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }}))
+		Backend: pm.BackendONNX, Targets: []ir.Op{ir.OpAtenDetach_}, Fix: func(*ir.Node, *pm.Ctx) (bool, error) { return false, nil }}))
 	mustAdd(t, c.AddTranslation(&pm.Translation{ID: "ONNX-TR05", Name: "translate-mul", Doc: "mul with a cast",
-		Targets: []string{"aten.mul.Tensor"}, Impl: fakeTranslator{}}))
+		Targets: []ir.Op{ir.OpAtenMulTensor}, Impl: fakeTranslator{}}))
 	mustAdd(t, c.AddIRFix(&pm.IRFix{ID: "ONNX-IR01", Name: "topk-sorted", Doc: "TopK gets sorted=1",
 		Targets: []string{"TopK"}, Impl: fakeRewriter{}}))
 	return c
@@ -234,7 +229,7 @@ func TestListing(t *testing.T) {
 		"backend-prepare transform executorch.xnnpack backend-prepare ET-B02 xnnpack-partitioner | select the XNNPACK partitioner | XnnpackPartitioner",
 		"patch patch onnx torch-patches ONNX-P99 relu-as-neg-mul | test patch on relu | aten::relu",
 		"program-fix fix all state-cleanup DYN-S10 drop-unused-weights | erase unused weight placeholders | ",
-		"node-fix fix onnx fx-node-fixes ONNX-FX03 fix-detach-inplace | detach_ → detach | aten::detach_",
+		"node-fix fix onnx fx-node-fixes ONNX-FX03 fix-detach-inplace | detach_ → detach | aten.detach_.default",
 		"onnx-translation lowering onnx onnx-translations ONNX-TR05 translate-mul | mul with a cast | aten.mul.Tensor",
 		"onnx-ir-fix fix onnx onnx-ir-fixes ONNX-IR01 topk-sorted | TopK gets sorted=1 | TopK",
 	}, got)
@@ -269,12 +264,12 @@ func joinTargets(ts []string) string {
 
 func TestOtherRegistriesValidate(t *testing.T) {
 	c := testCatalog()
-	err := c.AddTranslation(&pm.Translation{Name: "tr", Doc: "d", Targets: []string{"aten::nosuch"}, Impl: fakeTranslator{}})
-	require.ErrorContains(t, err, `onnx-translation "tr": target "aten::nosuch": unknown op`)
-	mustAdd(t, c.AddTranslation(&pm.Translation{Name: "tr1", Doc: "d", Targets: []string{"aten::mm"}, Impl: fakeTranslator{}}))
-	err = c.AddTranslation(&pm.Translation{Name: "tr2", Doc: "d", Targets: []string{"aten.mm.default"}, Impl: fakeTranslator{}})
+	err := c.AddTranslation(&pm.Translation{Name: "tr", Doc: "d", Targets: []ir.Op{ir.OpInvalid}, Impl: fakeTranslator{}})
+	require.ErrorContains(t, err, `onnx-translation "tr": target 0 is not an op of the table`)
+	mustAdd(t, c.AddTranslation(&pm.Translation{Name: "tr1", Doc: "d", Targets: []ir.Op{ir.OpAtenMm}, Impl: fakeTranslator{}}))
+	err = c.AddTranslation(&pm.Translation{Name: "tr2", Doc: "d", Targets: []ir.Op{ir.OpAtenMm}, Impl: fakeTranslator{}})
 	require.ErrorContains(t, err, `target aten.mm.default is already translated by "tr1"`)
-	require.ErrorContains(t, pm.ValidateTranslation(&pm.Translation{Name: "tr", Doc: "d", Targets: []string{"aten::mm"}}), "nil Impl")
+	require.ErrorContains(t, pm.ValidateTranslation(&pm.Translation{Name: "tr", Doc: "d", Targets: []ir.Op{ir.OpAtenMm}}), "nil Impl")
 
 	require.ErrorContains(t, pm.ValidateIRFix(&pm.IRFix{Name: "f", Doc: "d", Targets: []string{"topk"}, Impl: fakeRewriter{}}), `target "topk" is not an ONNX op type`)
 	require.NoError(t, pm.ValidateIRFix(&pm.IRFix{Name: "f", Doc: "d", Targets: []string{"com.microsoft.Attention"}, Impl: fakeRewriter{}}))

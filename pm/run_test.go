@@ -118,7 +118,7 @@ func TestPanicBecomesPassError(t *testing.T) {
 
 func TestPanicInsideFixNamesFixAndNode(t *testing.T) {
 	c := testCatalog()
-	mustAdd(t, c.AddNodeFix(&pm.NodeFix{Name: "fix-boom", Doc: "d", Backend: pm.BackendONNX, Targets: []string{"aten::add.Tensor"},
+	mustAdd(t, c.AddNodeFix(&pm.NodeFix{Name: "fix-boom", Doc: "d", Backend: pm.BackendONNX, Targets: []ir.Op{ir.OpAtenAddTensor},
 		Fix: func(n *ir.Node, c *pm.Ctx) (bool, error) { panic("boom") }}))
 	pl, err := c.Build(pm.TargetONNX, "")
 	require.NoError(t, err)

@@ -62,20 +62,11 @@ func ResolveTarget(spec string) (ResolvedTarget, error) {
 		return ResolvedTarget{}, fmt.Errorf("unknown op %q", spec)
 	}
 	if strings.HasPrefix(spec, "torch.") {
-		names, ok := apiOverloads[spec]
+		ops, ok := apiOverloads[spec]
 		if !ok {
 			return ResolvedTarget{}, fmt.Errorf("unknown torch API path %q (not in pm's API table)", spec)
 		}
-		var ops []ir.Op
-		for _, n := range names {
-			if op, ok := ir.LookupOp(n); ok {
-				ops = append(ops, op)
-			}
-		}
-		if len(ops) == 0 {
-			return ResolvedTarget{}, fmt.Errorf("torch API path %q maps to %s, none of which is in the op table", spec, strings.Join(names, ", "))
-		}
-		return ResolvedTarget{Spec: spec, Kind: TargetAPI, Ops: ops}, nil
+		return ResolvedTarget{Spec: spec, Kind: TargetAPI, Ops: append([]ir.Op(nil), ops...)}, nil
 	}
 	segs := strings.Split(spec, ".")
 	cls := -1
@@ -126,6 +117,31 @@ func isIdent(s string) bool {
 type matcher struct {
 	ops     map[ir.Op]bool
 	methods []ResolvedTarget
+}
+
+// newOpMatcher matches the given ops (node fixes and translations name
+// their targets by op constant).
+func newOpMatcher(ops []ir.Op) (*matcher, error) {
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("no targets")
+	}
+	m := &matcher{ops: map[ir.Op]bool{}}
+	for _, op := range ops {
+		if !op.Valid() {
+			return nil, fmt.Errorf("target %d is not an op of the table", int32(op))
+		}
+		m.ops[op] = true
+	}
+	return m, nil
+}
+
+// opNames are the names of ops, for listings.
+func opNames(ops []ir.Op) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = op.String()
+	}
+	return out
 }
 
 // newMatcher resolves targets; opsOnly rejects API and method targets

@@ -99,27 +99,27 @@ var (
 	opSDPAFlashCPU = ir.OpAten_ScaledDotProductFlashAttentionForCpu
 
 	// Products whose first operand is the attention probabilities or the query.
-	opsMatmul  = opSet("aten.matmul.default", "aten.bmm.default")
-	opsSoftmax = opSet("aten.softmax.int", "aten._softmax.default", "aten._safe_softmax.default")
+	opsMatmul  = opSet(ir.OpAtenMatmul, ir.OpAtenBmm)
+	opsSoftmax = opSet(ir.OpAtenSoftmaxInt, ir.OpAten_Softmax, ir.OpAten_SafeSoftmax)
 	// Scaling and masking of the scores: the scores are the first operand.
-	opsScoreScale = opSet("aten.mul.Tensor", "aten.mul.Scalar", "aten.div.Tensor", "aten.div.Scalar", "aten.add.Tensor")
+	opsScoreScale = opSet(ir.OpAtenMulTensor, ir.OpAtenMulScalar, ir.OpAtenDivTensor, ir.OpAtenDivScalar, ir.OpAtenAddTensor)
 	// Splits into segments along an axis given by their "dim" argument.
-	opsSplit = opSet("aten.split.Tensor", "aten.split_with_sizes.default", "aten.split_copy.Tensor",
-		"aten.split_with_sizes_copy.default", "aten.chunk.default")
+	opsSplit = opSet(ir.OpAtenSplitTensor, ir.OpAtenSplitWithSizes, ir.OpAtenSplitCopyTensor,
+		ir.OpAtenSplitWithSizesCopy, ir.OpAtenChunk)
 	// Unary ops that keep every axis where it is.
-	opsAxisPreserving = opSet("aten.contiguous.default", "aten.clone.default", "aten._to_copy.default",
-		"aten.alias.default", "aten.detach.default")
+	opsAxisPreserving = opSet(ir.OpAtenContiguous, ir.OpAtenClone, ir.OpAten_ToCopy,
+		ir.OpAtenAlias, ir.OpAtenDetach)
 	// Unary ops that may move, merge or split axes (the attention output is
 	// transposed and reshaped before it is concatenated).
-	opsLayout = opSet("aten.transpose.int", "aten.permute.default", "aten.view.default", "aten.reshape.default",
-		"aten._unsafe_view.default", "aten.unsqueeze.default", "aten.squeeze.default", "aten.squeeze.dim",
-		"aten.squeeze.dims", "aten.expand.default")
+	opsLayout = opSet(ir.OpAtenTransposeInt, ir.OpAtenPermute, ir.OpAtenView, ir.OpAtenReshape,
+		ir.OpAten_UnsafeView, ir.OpAtenUnsqueeze, ir.OpAtenSqueeze, ir.OpAtenSqueezeDim,
+		ir.OpAtenSqueezeDims, ir.OpAtenExpand)
 )
 
-func opSet(names ...string) map[ir.Op]bool {
-	m := make(map[ir.Op]bool, len(names))
-	for _, n := range names {
-		m[ir.MustLookupOp(n)] = true
+func opSet(ops ...ir.Op) map[ir.Op]bool {
+	m := make(map[ir.Op]bool, len(ops))
+	for _, op := range ops {
+		m[op] = true
 	}
 	return m
 }

@@ -104,9 +104,9 @@ var etOpPyFloorDiv = ir.OpOperatorFloordiv
 
 var OpPyMod = ir.OpOperatorMod
 
-var etOpSymMin = ir.MustLookupOp("torch.sym_min")
+var etOpSymMin = ir.OpTorchSymMin
 
-var etOpSymMax = ir.MustLookupOp("torch.sym_max")
+var etOpSymMax = ir.OpTorchSymMax
 
 // SymArg returns an argument denoting e at the builder's insertion point,
 // which lies just before at: an int literal for a constant, an existing

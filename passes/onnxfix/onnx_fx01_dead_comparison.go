@@ -13,7 +13,7 @@ var FixDeadComparison = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX01",
 	Name:    fixDeadComparisonName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"operator.le", "operator.lt", "operator.ge", "operator.gt", "operator.eq", "operator.ne"},
+	Targets: []ir.Op{ir.OpOperatorLe, ir.OpOperatorLt, ir.OpOperatorGe, ir.OpOperatorGt, ir.OpOperatorEq, ir.OpOperatorNe},
 	Doc: `erase unused symbolic comparisons and fold comparisons with constant operands
 
 Guards leave operator.le/lt/ge/gt/eq/ne nodes on SymInts that the ONNX

@@ -10,7 +10,7 @@ var FixAlias = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX02",
 	Name:    "fix-alias",
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.alias.default"},
+	Targets: []ir.Op{ir.OpAtenAlias},
 	Doc: `replace aten.alias by its input
 
 A functional graph never needs alias: its result is the input. Removing it

@@ -10,7 +10,7 @@ var FixDetachInplace = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX03",
 	Name:    fixDetachInplaceName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.detach_.default"},
+	Targets: []ir.Op{ir.OpAtenDetach_},
 	Doc: `rewrite aten.detach_ to its functional twin aten.detach
 
 The ONNX translation accepts only functional graphs; detach_ survives into

@@ -11,7 +11,7 @@ var FixIndexPutInplace = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX04",
 	Name:    fixIndexPutInplaceName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.index_put_.default"},
+	Targets: []ir.Op{ir.OpAtenIndexPut_},
 	Doc: `rewrite aten.index_put_ to its functional twin aten.index_put
 
 The ONNX translation accepts only functional graphs. The functional node

@@ -13,10 +13,10 @@ var FixAssertions = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX05",
 	Name:    fixAssertionsName,
 	Backend: pm.BackendONNX,
-	Targets: []string{
-		"aten._assert_async.default", "aten._assert_async.msg", "aten._assert_scalar.default",
-		"aten._assert_tensor_metadata.default", "aten.sym_constrain_range_for_size.default",
-		"aten.sym_constrain_range.default",
+	Targets: []ir.Op{
+		ir.OpAten_AssertAsync, ir.OpAten_AssertAsyncMsg, ir.OpAten_AssertScalar,
+		ir.OpAten_AssertTensorMetadata, ir.OpAtenSymConstrainRangeForSize,
+		ir.OpAtenSymConstrainRange,
 	},
 	Doc: `erase runtime assertions and range constraints
 

@@ -12,7 +12,7 @@ var FixFillDiagonal = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX06",
 	Name:    fixFillDiagonalName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.fill_diagonal_.default"},
+	Targets: []ir.Op{ir.OpAtenFillDiagonal_},
 	Doc: `rewrite 2-D aten.fill_diagonal_ as where(diagonal mask, full_like(x, v), x)
 
 ONNX has no fill_diagonal_. For an R×C tensor the mask is

@@ -11,7 +11,7 @@ var FixTriuInplace = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX07",
 	Name:    fixTriuInplaceName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.triu_.default"},
+	Targets: []ir.Op{ir.OpAtenTriu_},
 	Doc: `rewrite aten.triu_ to its functional twin aten.triu
 
 The ONNX translation accepts only functional graphs. triu takes the same

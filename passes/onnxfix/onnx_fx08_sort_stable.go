@@ -11,7 +11,7 @@ var FixSortStable = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX08",
 	Name:    fixSortStableName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.sort.stable"},
+	Targets: []ir.Op{ir.OpAtenSortStable},
 	Doc: `rewrite aten.sort.stable to aten.sort.default with the same dim and descending
 
 The ONNX translation has no sort.stable. dim and descending are

@@ -11,7 +11,7 @@ var FixRemainderScalar = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX09",
 	Name:    fixRemainderScalarName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.remainder.Scalar"},
+	Targets: []ir.Op{ir.OpAtenRemainderScalar},
 	Doc: `rewrite aten.remainder.Scalar whose other is a SymInt/SymFloat value to aten.remainder.Tensor
 
 torchlib's remainder.Scalar calls int() on the "scalar" and fails when it is

@@ -14,7 +14,7 @@ var FixNoopSqueeze = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX10",
 	Name:    fixNoopSqueezeName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.squeeze.dim", "aten.squeeze.dims"},
+	Targets: []ir.Op{ir.OpAtenSqueezeDim, ir.OpAtenSqueezeDims},
 	Doc: `drop squeeze axes whose size is statically not 1
 
 torch's squeeze leaves an axis of size ≠ 1 alone; ONNX's Squeeze rejects

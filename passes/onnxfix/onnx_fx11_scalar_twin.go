@@ -27,21 +27,21 @@ mul.Scalar is this fix's target, it also applies ONNX-FX14's promotion
 const fixScalarTwinName = "fix-scalar-twin"
 
 // fxScalarTwins maps each .Scalar overload of the table to its .Tensor twin.
-var fxScalarTwins = []struct{ from, to string }{
-	{"aten.mul.Scalar", "aten.mul.Tensor"},
+var fxScalarTwins = []struct{ from, to ir.Op }{
+	{ir.OpAtenMulScalar, ir.OpAtenMulTensor},
 }
 
 // fxScalarTwinOps is fxScalarTwins by op.
 var fxScalarTwinOps = func() map[ir.Op]ir.Op {
 	m := map[ir.Op]ir.Op{}
 	for _, t := range fxScalarTwins {
-		m[ir.MustLookupOp(t.from)] = ir.MustLookupOp(t.to)
+		m[t.from] = t.to
 	}
 	return m
 }()
 
-func fxScalarTwinTargets() []string {
-	out := make([]string, len(fxScalarTwins))
+func fxScalarTwinTargets() []ir.Op {
+	out := make([]ir.Op, len(fxScalarTwins))
 	for i, t := range fxScalarTwins {
 		out[i] = t.from
 	}

@@ -10,7 +10,7 @@ var FixSliceImplicitStart = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX12",
 	Name:    fixSliceImplicitStartName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.slice.Tensor"},
+	Targets: []ir.Op{ir.OpAtenSliceTensor},
 	Doc: `give aten.slice.Tensor an explicit start 0 where it is None
 
 The ONNX translation of a slice without start leaves an empty input name

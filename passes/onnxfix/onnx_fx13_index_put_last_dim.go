@@ -11,7 +11,7 @@ var FixIndexPutLastDim = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX13",
 	Name:    fixIndexPutLastDimName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.index_put.default"},
+	Targets: []ir.Op{ir.OpAtenIndexPut},
 	Doc: `rewrite x[..., idx] = scalar (index_put on the last dim) as where(arange == idx, v, x)
 
 The ONNX translation of index_put drops the write under dynamic shapes

@@ -11,7 +11,7 @@ var FixIntegralFloatScalar = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX14",
 	Name:    fixIntegralFloatScalarName,
 	Backend: pm.BackendONNX,
-	Targets: []string{"aten.rsub.Scalar", "aten.sub.Scalar"},
+	Targets: []ir.Op{ir.OpAtenRsubScalar, ir.OpAtenSubScalar},
 	Doc: `cast an integral tensor to the result dtype before rsub/sub/mul with a float scalar
 
 1.0 - int_mask crashes the ONNX decomposition (pytorch/pytorch#194381) and

@@ -14,10 +14,10 @@ var FixSymbolicFactoryShape = pm.RegisterNodeFix(&pm.NodeFix{
 	ID:      "ONNX-FX15",
 	Name:    fixSymbolicFactoryShapeName,
 	Backend: pm.BackendONNX,
-	Targets: []string{
-		"aten.full.default", "aten.zeros.default", "aten.ones.default", "aten.empty.memory_format",
-		"aten.rand.default", "aten.randn.default",
-		"aten.new_full.default", "aten.new_zeros.default", "aten.new_ones.default", "aten.new_empty.default",
+	Targets: []ir.Op{
+		ir.OpAtenFull, ir.OpAtenZeros, ir.OpAtenOnes, ir.OpAtenEmptyMemoryFormat,
+		ir.OpAtenRand, ir.OpAtenRandn,
+		ir.OpAtenNewFull, ir.OpAtenNewZeros, ir.OpAtenNewOnes, ir.OpAtenNewEmpty,
 	},
 	Doc: `take a factory's floor-divided size from a tensor that already has it
 

@@ -11,7 +11,7 @@ var PatchWhere = pm.RegisterPatch(&pm.Patch{
 	Name:    "where-promote",
 	Backend: pm.BackendONNX,
 	Stage:   pm.StageTorchPatches,
-	Targets: []string{"aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar"},
+	Ops:     []ir.Op{ir.OpAtenWhereSelf, ir.OpAtenWhereScalarSelf, ir.OpAtenWhereScalarOther, ir.OpAtenWhereScalar},
 	Doc: `give both branches of where() the promoted result dtype
 
 ONNX Where needs both branches of one type, while torch.where promotes them.

@@ -14,7 +14,7 @@ var PatchONNXSDPAMaskedRows = pm.RegisterPatch(&pm.Patch{
 	Name:    "sdpa-safe-softmax",
 	Backend: pm.BackendONNX,
 	Stage:   pm.StageTorchPatches,
-	Targets: []string{"aten.scaled_dot_product_attention.default"},
+	Ops:     []ir.Op{ir.OpAtenScaledDotProductAttention},
 	Doc: `decompose masked attention with a safe softmax: fully masked rows give zeros
 
 onnxruntime's Attention returns NaN for a query row whose mask excludes

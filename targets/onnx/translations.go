@@ -23,11 +23,7 @@ func (t *translator) Translate(n *ir.Node, emitter any) error {
 
 // translation registers a catalog translation with pm and in the table.
 func translation(id, name, doc string, f Lowering, ops ...ir.Op) {
-	targets := make([]string, len(ops))
-	for i, op := range ops {
-		targets[i] = op.String()
-	}
-	pm.RegisterTranslation(&pm.Translation{ID: id, Name: name, Doc: doc, Targets: targets, Impl: &translator{f}})
+	pm.RegisterTranslation(&pm.Translation{ID: id, Name: name, Doc: doc, Targets: ops, Impl: &translator{f}})
 	lower(17, f, ops...)
 }
 
