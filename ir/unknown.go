@@ -46,7 +46,7 @@ func CheckKnownTypes(p *Program) error {
 	if v.Def == nil {
 		return fmt.Errorf("%s an unknown type, first %s (input of graph %s): give the program's input types (fxport parse --input-types, --inputs, --types-from) so shape inference can type them", count, v, graphName(v.Graph))
 	}
-	if v.Def.Op.Info().Name == "opaque.call.default" && len(v.Def.Args) > 0 {
+	if v.Def.Op == OpOpaqueCall && len(v.Def.Args) > 0 {
 		why := "an op fxport does not know"
 		if note, ok := v.Def.Meta.Get("fxtext.note"); ok {
 			why = "kept opaque: " + note
