@@ -385,12 +385,14 @@ func checkMeanDim(c *checker, n *ir.Node) string {
 	return ""
 }
 
-// checkView: view_copy takes at most one dynamic dim (XNNStaticReshape's 0);
-// squeeze/unsqueeze take any number (ET-P16's patched visitors).
+// checkView: XNNStaticReshape infers at most one dim (its 0), for views,
+// squeezes and unsqueezes alike: the genuine runtime refuses a new shape
+// with two 0s (xnn_status_invalid_parameter, "Propagating input shapes
+// failed"), so ET-P16's 0-per-symbolic-dim visitors hold only for one
+// dynamic dim (exir's own visitors raise "XNNPACK reshape only supports 1
+// dynamic dimension"). Seen on every transformers attention with dynamic
+// batch and sequence (docs/models.md).
 func checkView(c *checker, n *ir.Node) string {
-	if n.Op != opView {
-		return ""
-	}
 	dyn := 0
 	for _, d := range n.Results[0].Tensor().Shape {
 		if !d.IsConst() {

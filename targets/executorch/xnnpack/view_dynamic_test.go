@@ -157,3 +157,46 @@ graph forward(%x: f32[3, 2, 2]) {
 		}
 	}
 }
+
+// An unsqueeze (or squeeze) whose result has two dynamic dims stays
+// portable: XNNStaticReshape writes each dynamic dim as 0 and the genuine
+// runtime refuses a new shape with two of them (found by the model sweep on
+// every attention with dynamic batch and sequence); one dynamic dim is
+// claimed.
+const unsqueezeTwoDynSrc = `symbol s0: [1, 8]
+symbol s1: [2, 32]
+input x: user_input
+input y: user_input
+output user_output
+output user_output
+graph forward(%x: f32[s0, s1, 8], %y: f32[4, s1, 8]) {
+  %a: f32[s0, s1, 8] = aten.add.Tensor(%x, %x)
+  %u: f32[s0, 1, s1, 8] = aten.unsqueeze_copy.default(%a, 1)
+  %r: f32[s0, 1, s1, 8] = aten.relu.default(%u)
+  %b: f32[4, s1, 8] = aten.add.Tensor(%y, %y)
+  %v: f32[4, 1, s1, 8] = aten.unsqueeze_copy.default(%b, 1)
+  %s: f32[4, 1, s1, 8] = aten.sigmoid.default(%v)
+  return %r, %s
+}
+`
+
+func TestUnsqueezeTwoDynamicDims(t *testing.T) {
+	p, err := ir.Parse([]byte(unsqueezeTwoDynSrc), "unsqueeze_dyn.fxir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := xnnpack.Run(p, xnnpack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected := map[string]string{}
+	for _, r := range res.Rejected {
+		rejected[r.Node.Results[0].Name] = r.Reason
+	}
+	if why, ok := rejected["u"]; !ok || !strings.Contains(why, "more than one dynamic dim") {
+		t.Errorf("unsqueeze with two dynamic dims: rejected=%v (%q)", ok, why)
+	}
+	if _, ok := rejected["v"]; ok {
+		t.Errorf("unsqueeze with one dynamic dim rejected: %q", rejected["v"])
+	}
+}
