@@ -13,6 +13,7 @@ from .errors import CaptureError
 
 META_CAPTURE_STEPS = "export.capture_steps"
 META_DYNAMIC_SHAPES = "export.dynamic_shapes"
+META_MODEL_CLASS = "export.model_class"  # the key of fxport's ONNX disable-optimize table
 
 
 def _dynamic_spec(inputs, auto, dims, factory_dynamic, report):
@@ -159,6 +160,7 @@ def capture(
     fired = report.fired_ids()
     custom = ep.graph_module.meta.setdefault("custom", {})
     custom[META_CAPTURE_STEPS] = fired
+    custom[META_MODEL_CLASS] = type(model).__name__
     if dyn_named:
         custom[META_DYNAMIC_SHAPES] = json.dumps(dyn_named, sort_keys=True)
 

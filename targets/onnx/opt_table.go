@@ -1,6 +1,8 @@
 package onnx
 
 import (
+	_ "embed"
+	"encoding/json"
 	"sort"
 
 	"github.com/fxport/fxport/ir"
@@ -22,31 +24,35 @@ const (
 
 // DisableEntry turns the optimizer off for some model classes.
 type DisableEntry struct {
-	Scope   string
-	Classes []string
-	Reason  string
+	Scope   string   `json:"scope"`
+	Classes []string `json:"classes"`
+	Reason  string   `json:"reason"`
+	// Upstream names the bug of the Python system's optimizer the entry
+	// works around.
+	Upstream string `json:"upstream"`
 }
 
+//go:embed disable_optimize.json
+var disableOptimizeJSON []byte
+
 // DisableOptimize is the catalog's optimizer-toggle table (workaround
-// catalog §2.1, latest revision, scopes "all" and "dynamic"). The entries
-// record bugs of the Python system's optimizer (onnxscript); fxport's
-// optimizer has neither the reference-evaluator slowdown (it folds a fixed
-// op set on small tensors) nor SplitToSequence folding, so the table is kept
-// as policy — the same classes export unoptimized — until each entry is
-// re-checked against this optimizer, and is expected to shrink.
-var DisableOptimize = []DisableEntry{
-	{ScopeAll, []string{"LayoutLMv2Model", "LayoutLMv2ForSequenceClassification", "LayoutLMv2ForTokenClassification", "LayoutLMv2ForQuestionAnswering"},
-		"detectron2 FPN backbone: the optimizer dropped initializers that nodes still reference; ORT got an invalid graph"},
-	{ScopeAll, []string{"YolosModel", "YolosForObjectDetection"},
-		"optimizer ran past 6 min on many small Concat/Slice nodes (Resize folding); unoptimized export takes 2 s"},
-	{ScopeAll, []string{"PixioModel"},
-		"same small-node optimizer slowdown (≈ 100–290 s)"},
-	{ScopeAll, []string{"SegGptModel", "SegGptForImageSegmentation"},
-		"same small-node optimizer slowdown (≈ 100–290 s)"},
-	{ScopeDynamic, []string{"ProphetNetModel", "ProphetNetForConditionalGeneration", "ProphetNetDecoder", "ProphetNetForCausalLM", "ZoeDepthForDepthEstimation"},
-		"SplitToSequence constant folding fails under dynamic shapes ('NoneType' object has no attribute 'ndim')"},
-	{ScopeDynamic, []string{"LlavaNextVideoModel", "LlavaNextVideoForConditionalGeneration"},
-		"SplitToSequence folding crash from a per-image torch.split under dynamic shapes"},
+// catalog §2.1, latest revision, scopes "all" and "dynamic"), read from the
+// data file disable_optimize.json. The entries record bugs of the Python
+// system's optimizer (onnxscript); fxport's optimizer has neither the
+// reference-evaluator slowdown (it folds a fixed op set on small tensors)
+// nor SplitToSequence folding, so the table is kept as policy — the same
+// classes export unoptimized — until each entry is re-checked against this
+// optimizer (the model sweep, docs/models.md), and is expected to shrink.
+var DisableOptimize = mustDisableTable(disableOptimizeJSON)
+
+func mustDisableTable(b []byte) []DisableEntry {
+	var doc struct {
+		Entries []DisableEntry `json:"entries"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		panic("targets/onnx/disable_optimize.json: " + err.Error())
+	}
+	return doc.Entries
 }
 
 // OptimizeDisabled looks a model class up in DisableOptimize; dynamic says

@@ -26,7 +26,7 @@ func TestOptimizeDisabledScopes(t *testing.T) {
 		}
 	}
 	for _, e := range DisableOptimize {
-		if e.Reason == "" || len(e.Classes) == 0 || (e.Scope != ScopeAll && e.Scope != ScopeDynamic) {
+		if e.Reason == "" || e.Upstream == "" || len(e.Classes) == 0 || (e.Scope != ScopeAll && e.Scope != ScopeDynamic) {
 			t.Errorf("bad entry %+v", e)
 		}
 	}
