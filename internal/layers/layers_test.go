@@ -31,7 +31,7 @@ var layers = []struct {
 	{"targets: writers, delegates, runners", []string{"targets/onnx", "targets/pt2", "targets/executorch", "targets/executorch/..."}},
 	{"ExecuTorch passes (lowering and partitioning use the delegates)", []string{"passes"}},
 	{"public API", []string{""}},
-	{"tools, tests and commands", []string{"difftest", "targets/executorch/internal/ettest", "tests/...", "cmd/...", "gen/opgen", "gen/etkernels", "tools/..."}},
+	{"tools, tests and commands", []string{"difftest", "targets/executorch/internal/ettest", "tests/...", "cmd/...", "gen/opgen", "gen/etkernels", "gen/torchtags", "tools/...", "internal/oplint"}},
 }
 
 // families must not import each other: linking the ONNX target never links

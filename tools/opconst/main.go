@@ -7,8 +7,10 @@
 //	register(k, "aten.relu.default")        → register(k, ir.OpAtenRelu)   (parameter of type ir.Op)
 //	map[ir.Op]T{"aten.relu.default": …}     → map[ir.Op]T{ir.OpAtenRelu: …}
 //
-// and lists the op-name literals it could not convert, so a person changes
-// the surrounding types and runs it again. Usage:
+// and lists the op-name literals it could not convert (internal/oplint's
+// test fails on them), so a person changes the surrounding types (a
+// map[string]T of ops becomes map[ir.Op]T, a names ...string parameter
+// ops ...ir.Op) and runs it again. Run it from the module root:
 //
 //	go run ./tools/opconst [-n] [-tests] ./passes/... ./interp
 package main
@@ -23,19 +25,16 @@ import (
 	"go/token"
 	"go/types"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/fxport/fxport/internal/oplint"
 	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/packages"
 )
 
 const irPath = "github.com/fxport/fxport/ir"
-
-// OpNameRE matches the op-name literals the project's lint test forbids.
-var opNameRE = regexp.MustCompile(`^(aten|prims|quantized_decomposed|executorch_prim|dim_order_ops|higher_order|torchao|xnnpack|operator|math|torch_sym)[.:][A-Za-z0-9_.]+$`)
 
 var (
 	dryRun = flag.Bool("n", false, "report only; write nothing")
@@ -45,7 +44,7 @@ var (
 
 func main() {
 	flag.Parse()
-	consts, err := readConsts("ir/opgen.go")
+	consts, err := oplint.Consts("ir/opgen.go")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "opconst:", err)
 		os.Exit(1)
@@ -63,7 +62,7 @@ func main() {
 		for i, f := range p.Syntax {
 			_ = i
 			name := p.Fset.Position(f.Package).Filename
-			if done[name] || isGenerated(f) || strings.Contains(name, "/frontends/") ||
+			if done[name] || oplint.Generated(f) || strings.Contains(name, "/frontends/") ||
 				(!*tests && strings.HasSuffix(name, "_test.go")) {
 				continue
 			}
@@ -86,36 +85,6 @@ func main() {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "opconst: %d edits, %d op-name literals left\n", total, left)
-}
-
-// readConsts maps each op name to its constant, from the comments of the
-// generated const block.
-func readConsts(path string) (map[string]string, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	re := regexp.MustCompile(`(?m)^\t(Op[A-Za-z0-9_]+)\b[^\n]*// (\S+)$`)
-	m := map[string]string{}
-	for _, s := range re.FindAllStringSubmatch(string(src), -1) {
-		m[s[2]] = s[1]
-	}
-	if len(m) == 0 {
-		return nil, fmt.Errorf("%s: no op constants found", path)
-	}
-	return m, nil
-}
-
-func isGenerated(f *ast.File) bool {
-	for _, c := range f.Comments {
-		if c.Pos() > f.Package {
-			break
-		}
-		if strings.Contains(c.Text(), "Code generated") && strings.Contains(c.Text(), "DO NOT EDIT") {
-			return true
-		}
-	}
-	return false
 }
 
 type edit struct {
@@ -246,7 +215,7 @@ func (r *rewriter) run() {
 		}
 		s, _ := strconv.Unquote(lit.Value)
 		c, known := r.constFor(lit)
-		if !known && !opNameRE.MatchString(s) {
+		if isOp, _ := oplint.Classify(s, r.consts); !isOp {
 			return true
 		}
 		if known && r.convert(lit, c) {

@@ -60,10 +60,14 @@ func (m *method) emitView(n *ir.Node) error {
 	if elide {
 		return nil
 	}
-	key := "executorch_prim::et_view.default"
+	// et_view is registered with its overload spelled out
+	// (executorch_prim::et_view.default), unlike the ops of operatorIndex.
+	info := ir.OpExecutorchPrimEtView.Info()
+	name := info.Namespace + "::" + info.Base
+	key := name + "." + info.Overload
 	op, ok := m.ops[key]
 	if !ok {
-		m.plan.Operators = append(m.plan.Operators, &etfb.OperatorT{Name: "executorch_prim::et_view", Overload: "default"})
+		m.plan.Operators = append(m.plan.Operators, &etfb.OperatorT{Name: name, Overload: info.Overload})
 		op = int32(len(m.plan.Operators) - 1)
 		m.ops[key] = op
 	}
