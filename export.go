@@ -11,6 +11,7 @@ import (
 	"github.com/fxport/fxport/frontends/pt2"
 	"github.com/fxport/fxport/internal/atomicfile"
 	"github.com/fxport/fxport/internal/inputfile"
+	"github.com/fxport/fxport/internal/progress"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/provenance"
@@ -199,6 +200,10 @@ type Options struct {
 	// ExecuTorch configures the .pte emitter (external constants and
 	// delegate data in a .ptd).
 	ExecuTorch etemit.Options
+	// OnWrite, when set, is called as the artifact's files are written,
+	// with the file and the bytes written to it so far (for a progress
+	// line; the weights stream from their sources while it runs).
+	OnWrite func(path string, written int64)
 	// CUDACommand and OpenVINOCommand are the external compile commands
 	// of the CUDA and OpenVINO targets ("" uses the environment, then the
 	// default).
@@ -304,13 +309,14 @@ func writeArtifact(ctx context.Context, p *ir.Program, t Target, opts Options, r
 			return nil, err
 		}
 		res.ONNX = m
+		m.OnWrite = opts.OnWrite
 		return []string{path}, m.Write(path)
 	case "executorch.cuda":
 		return []string{path}, etcuda.Write(ctx, p, path, etcuda.Options{Command: opts.CUDACommand})
 	case "executorch.openvino":
 		return []string{path}, etopenvino.Write(ctx, p, path, etopenvino.Options{Command: opts.OpenVINOCommand})
 	}
-	return WriteExecuTorch(p, path, opts.ExecuTorch)
+	return writeExecuTorch(p, path, opts.ExecuTorch, opts.OnWrite)
 }
 
 // PTDPath is the .ptd written beside (and found beside) a .pte.
@@ -324,16 +330,29 @@ func PTDPath(ptePath string) string {
 // files one at a time, never all in memory) into temporary files, renamed
 // into place only when both were written. It returns the paths written.
 func WriteExecuTorch(p *ir.Program, path string, opts etemit.Options) ([]string, error) {
+	return writeExecuTorch(p, path, opts, nil)
+}
+
+func writeExecuTorch(p *ir.Program, path string, opts etemit.Options, onWrite func(string, int64)) ([]string, error) {
+	if onWrite != nil {
+		onWrite(path, 0) // the emitter reads (hashes) every weight first
+	}
 	f, data, err := etemit.ProgramWithData(p, opts)
 	if err != nil {
 		return nil, err
 	}
-	files := []atomicfile.File{{Path: path, Write: func(w io.Writer) error { return pte.Write(w, f) }}}
+	counted := func(path string, w io.Writer) io.Writer {
+		if onWrite == nil {
+			return w
+		}
+		return progress.Counter(w, func(n int64) { onWrite(path, n) })
+	}
+	files := []atomicfile.File{{Path: path, Write: func(w io.Writer) error { return pte.Write(counted(path, w), f) }}}
 	paths := []string{path}
 	if len(data) > 0 {
 		// The .ptd goes in first: the .pte that names its data lands last.
 		files = append([]atomicfile.File{{Path: PTDPath(path), Write: func(w io.Writer) error {
-			return pte.WritePTD(w, data, etemit.PTDOptions)
+			return pte.WritePTD(counted(PTDPath(path), w), data, etemit.PTDOptions)
 		}}}, files...)
 		paths = append(paths, PTDPath(path))
 	}

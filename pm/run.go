@@ -25,6 +25,9 @@ type Config struct {
 	DumpDir string
 	// Out receives dumps; nil means os.Stderr unless DumpDir or OnDump is set.
 	Out io.Writer
+	// OnPass, when set, is called as each pass instance starts (index
+	// 1-based of total): what a progress line shows.
+	OnPass func(index, total int, name string)
 	// OnDump, when set, receives every dump as a value (beside Out and
 	// DumpDir): what `fxport explore` builds its page from.
 	OnDump func(Dump)
@@ -103,6 +106,9 @@ func Run(p *ir.Program, pl *Pipeline, exp *Export, cfg Config) (*Report, error) 
 			pr.Disabled = true
 			report.Passes = append(report.Passes, pr)
 			continue
+		}
+		if cfg.OnPass != nil {
+			cfg.OnPass(i+1, len(insts), in.Name)
 		}
 		err := r.runOne(i+1, in, &pr)
 		report.Passes = append(report.Passes, pr)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -268,6 +269,13 @@ func TestOnDump(t *testing.T) {
 	assert.NotEqual(t, progText, got[1].IR)
 	_, err = ir.Parse([]byte(got[1].IR), "after")
 	require.NoError(t, err)
+
+	// OnPass: every enabled instance as it starts.
+	var started []string
+	_, err = pm.Run(parse(t, progText), pl, nil, pm.Config{
+		OnPass: func(i, n int, name string) { started = append(started, strconv.Itoa(i)+"/"+strconv.Itoa(n)+" "+name) }})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"1/3 nothing", "2/3 neg-outputs", "3/3 nothing"}, started)
 }
 
 func TestRunChecksExportAndPipeline(t *testing.T) {

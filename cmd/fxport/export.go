@@ -12,6 +12,7 @@ import (
 
 	fxapi "github.com/fxport/fxport"
 	"github.com/fxport/fxport/frontends/pt2"
+	"github.com/fxport/fxport/internal/progress"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/provenance"
@@ -225,6 +226,16 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	return rj.writeWith(*reportJSON, nil)
 }
 
+// progressLine is the status line of long work on stderr: drawn only when
+// stderr is a terminal and nothing else (IR dumps, debug lines) goes there.
+func progressLine(stderr io.Writer, cfg pm.Config) *progress.Line {
+	dumping := cfg.Out != nil && (len(cfg.PrintBefore) > 0 || len(cfg.PrintAfter) > 0 || cfg.PrintAfterChange)
+	if dumping || cfg.Debug != nil {
+		return &progress.Line{}
+	}
+	return progress.New(stderr)
+}
+
 // aotiCommand is the --aoti-command flag of the export command.
 var aotiCommand string
 
@@ -274,7 +285,11 @@ func exportOne(p *ir.Program, t exportTarget, dest, native, pipelineText string,
 	if !bundle {
 		opts.Output = native
 	}
+	line := progressLine(stderr, opts.Run)
+	opts.Run.OnPass = func(i, n int, name string) { line.Set("%s: pass %d/%d %s", t, i, n, name) }
+	opts.OnWrite = func(path string, n int64) { line.Set("%s: writing %s: %s", t, filepath.Base(path), progress.Bytes(n)) }
 	res, err := fxapi.Export(context.Background(), fxapi.Program(p), t, opts)
+	line.Clear()
 	if res != nil && res.Report != nil && (report || rf.timePasses || rf.memPasses) {
 		fmt.Fprintf(stdout, "== %s ==\n%s", t, res.Report.Text(rf.timePasses || rf.memPasses))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fxport/fxport/frontends/pt2"
 	"github.com/fxport/fxport/internal/ort"
+	"github.com/fxport/fxport/internal/progress"
 	"github.com/fxport/fxport/interp"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
@@ -63,9 +64,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := pm.Run(p, pl, nil, pm.Config{}); err != nil {
+	line := progress.New(stderr)
+	defer line.Clear()
+	onPass := func(i, n int, name string) { line.Set("verify: pass %d/%d %s", i, n, name) }
+	if _, err := pm.Run(p, pl, nil, pm.Config{OnPass: onPass}); err != nil {
 		return err
 	}
+	line.Set("verify: emitting the ONNX model")
 	m, err := onnx.Emit(p, onnx.Options{Opset: *opset})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -94,15 +99,20 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			}
 			want = append(want, t)
 		}
+		line.Clear()
 		fmt.Fprintf(stdout, "reference: %s\n", dir)
 	} else {
+		line.Set("verify: computing the reference outputs with the interpreter")
 		ins, want, err = interpReference(ref)
 		if err != nil {
 			return err
 		}
+		line.Clear()
 		fmt.Fprintf(stdout, "reference: interpreter (no fixture in %s)\n", dir)
 	}
+	line.Set("verify: running the model in ONNX Runtime")
 	got, err := m.RunORT(ins)
+	line.Clear()
 	if err != nil {
 		return err
 	}

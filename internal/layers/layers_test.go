@@ -19,7 +19,7 @@ var layers = []struct {
 	packages []string
 }{
 	{"base: utilities, generated schemas, symbolic integers", []string{
-		"provenance", "internal/atomicfile", "internal/checkout", "internal/explorer", "internal/inputfile", "internal/layers", "internal/memstat", "internal/ort", "internal/pt2schema", "internal/testenv",
+		"provenance", "internal/atomicfile", "internal/checkout", "internal/explorer", "internal/progress", "internal/inputfile", "internal/layers", "internal/memstat", "internal/ort", "internal/pt2schema", "internal/testenv",
 		"pytree", "ir/sym", "gen/schema",
 		"targets/executorch/fb/...", "targets/executorch/schema", "targets/executorch/internal/fbs", "targets/onnx/onnxpb"}},
 	{"ir: the IR", []string{"ir"}},

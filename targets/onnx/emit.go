@@ -84,7 +84,10 @@ type Model struct {
 	Inputs, Outputs []string
 	// Optimization says whether the optimizer ran and what it did.
 	Optimization Optimization
-	weights      []*pendingWeight
+	// OnWrite, when set, is called as Write streams the weights into the
+	// external-data file, with its path and the bytes written so far.
+	OnWrite func(path string, written int64)
+	weights []*pendingWeight
 }
 
 // Emit lowers p (after the ONNX pipeline) to an ONNX model.

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/fxport/fxport/internal/atomicfile"
+	"github.com/fxport/fxport/internal/progress"
 	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
 )
 
@@ -67,6 +68,9 @@ func (m *Model) Write(path string) error {
 	}()
 	return atomicfile.WriteAll(
 		atomicfile.File{Path: filepath.Join(filepath.Dir(path), sidecar), Write: func(w io.Writer) error {
+			if m.OnWrite != nil {
+				w = progress.Counter(w, func(n int64) { m.OnWrite(filepath.Join(filepath.Dir(path), sidecar), n) })
+			}
 			return m.writeExternalData(w, sidecar)
 		}},
 		atomicfile.File{Path: path, Write: func(w io.Writer) error {
