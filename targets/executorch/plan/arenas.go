@@ -95,9 +95,9 @@ func ComputeArenas(p *ir.Program, opt Options, arenaOf func(*ir.Value) int) (_ *
 	return out, lowerBounds, nil
 }
 
-// bestPlacement places the planned classes as Compute does: exir's order
-// first (it wins ties), then every fixed order first fit and best fit,
-// then the bounded search while a gap to the lower bound remains.
+// bestPlacement places the planned classes (for Compute and the arenas):
+// exir's order first (it wins ties), then every fixed order first fit and
+// best fit, then the bounded search while a gap to the lower bound remains.
 func bestPlacement(classes []*class, align int64) placement {
 	best := placeExir(classes, align)
 	for _, fit := range []bool{false, true} {
@@ -106,7 +106,7 @@ func bestPlacement(classes []*class, align int64) placement {
 			if fit {
 				name += ", best fit"
 			}
-			if pl := place(classes, align, name, o.less, fit); pl.arena < best.arena {
+			if pl := place(classes, align, name, o.less, fit, best.arena); pl.arena < best.arena {
 				best = pl
 			}
 		}

@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"cmp"
-	"slices"
 	"sort"
 )
 
@@ -30,16 +28,14 @@ func placeBounded(classes []*class, align, limit int64, less func(a, b *class) b
 		return todo[i].id < todo[j].id
 	})
 	pl := placement{name: "bounded two-ended fit", offset: make([]int64, len(classes))}
-	live := newPlaced(todo)
+	live := newSpaceSet(todo)
+	defer live.release()
+	var gaps []span
 	for _, c := range todo {
-		var busy []span
-		for _, q := range live.overlapping(c) {
-			busy = append(busy, span{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
-		}
-		slices.SortFunc(busy, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+		busy := live.busy(c)
 		need := alignUp(c.size, align)
 		// Free gaps within [0, limit).
-		var gaps []span
+		gaps = gaps[:0]
 		off := int64(0)
 		for _, s := range busy {
 			if s.lo > off {
@@ -80,7 +76,7 @@ func placeBounded(classes []*class, align, limit int64, less func(a, b *class) b
 		if at+need > pl.arena {
 			pl.arena = at + need
 		}
-		live.add(c)
+		live.add(c, span{at, at + need})
 	}
 	return pl, true
 }

@@ -22,25 +22,7 @@ func Compute(p *ir.Program, opt Options) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory plan of graph %s: %w", p.Main.Name, err)
 	}
-	// exir's own placement comes first, so it wins every tie: where it is
-	// as small as the other orders, the offsets are exir's.
-	best := placeExir(classes, opt.Alignment)
-	for _, fit := range []bool{false, true} {
-		for _, o := range orders {
-			name := o.name
-			if fit {
-				name += ", best fit"
-			}
-			if pl := place(classes, opt.Alignment, name, o.less, fit); pl.arena < best.arena {
-				best = pl
-			}
-		}
-	}
-	if lb := maxLive(classes, opt.Alignment); best.arena > lb {
-		if pl, ok := search(classes, opt.Alignment, best.arena); ok {
-			best = pl
-		}
-	}
+	best := bestPlacement(classes, opt.Alignment)
 	out := &Plan{ArenaSize: []int64{0, best.arena + arenaPadding(p, classes)}, MaxLiveLowerBound: maxLive(classes, opt.Alignment), Algorithm: best.name}
 	for _, c := range classes {
 		if !c.planned {

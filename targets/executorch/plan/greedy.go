@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"cmp"
-	"slices"
 	"sort"
 )
 
@@ -63,8 +61,11 @@ var orders = []struct {
 	}},
 }
 
-// place runs one greedy first-fit placement of the planned classes.
-func place(classes []*class, align int64, name string, less func(a, b *class) bool, bestFit bool) placement {
+// place runs one greedy first-fit placement of the planned classes. With
+// bound > 0 it stops as soon as the arena reaches bound: the placement is
+// then incomplete, and its arena (at least bound) tells the caller, which
+// keeps only a placement smaller than bound, that it lost.
+func place(classes []*class, align int64, name string, less func(a, b *class) bool, bestFit bool, bound int64) placement {
 	var todo []*class
 	for _, c := range classes {
 		if c.planned && c.size > 0 {
@@ -81,22 +82,20 @@ func place(classes []*class, align int64, name string, less func(a, b *class) bo
 		return todo[i].id < todo[j].id
 	})
 	pl := placement{name: name, offset: make([]int64, len(classes))}
-	live := newPlaced(todo)
-	var busy []span
+	live := newSpaceSet(todo)
+	defer live.release()
 	for _, c := range todo {
-		busy = busy[:0]
-		for _, q := range live.overlapping(c) {
-			busy = append(busy, span{pl.offset[q.id], pl.offset[q.id] + alignUp(q.size, align)})
-		}
-		// The order among spans with one lo does not change gapFor's answer.
-		slices.SortFunc(busy, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		need := alignUp(c.size, align)
-		off := gapFor(busy, need, align, bestFit)
+		off := gapFor(live.busy(c), need, align, bestFit)
 		pl.offset[c.id] = off
 		if off+need > pl.arena {
 			pl.arena = off + need
+			if bound > 0 && pl.arena >= bound {
+				// The arena only grows: this placement cannot win.
+				return pl
+			}
 		}
-		live.add(c)
+		live.add(c, span{off, off + need})
 	}
 	return pl
 }

@@ -258,7 +258,7 @@ func TestPlacementsMatchRef(t *testing.T) {
 		for _, fit := range []bool{false, true} {
 			for _, o := range orders {
 				what := fmt.Sprintf("iteration %d, %s, best fit %v", iter, o.name, fit)
-				samePlacement(t, what, place(classes, align, o.name, o.less, fit), placeRef(classes, align, o.name, o.less, fit))
+				samePlacement(t, what, place(classes, align, o.name, o.less, fit, 0), placeRef(classes, align, o.name, o.less, fit))
 			}
 		}
 		samePlacement(t, fmt.Sprintf("iteration %d, exir", iter), placeExir(classes, align), placeExirRef(classes, align))
@@ -279,5 +279,53 @@ func TestPlacementsMatchRef(t *testing.T) {
 	}
 	if bounded == 0 {
 		t.Fatal("no bounded placement fit: that comparison tested nothing")
+	}
+}
+
+// Larger random programs shaped like a stack of blocks (short-lived values
+// plus values that live across most of the program, as mutable buffers and
+// their write-backs do) place every class where the pairwise reference
+// does; a placement given a bound stops early exactly when it would not
+// beat the bound, and is otherwise the unbounded one.
+func TestPlacementsMatchRefLongLived(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := range 5 {
+		horizon := 200 + rng.IntN(1500)
+		classes := randomClasses(rng, 200+rng.IntN(300), horizon)
+		for _, c := range classes {
+			if rng.IntN(8) == 0 && len(c.segs) == 1 {
+				c.segs[0].End = horizon - 1 - rng.IntN(3)
+				c.end = c.segs[0].End
+			}
+		}
+		align := int64(16)
+		for _, fit := range []bool{false, true} {
+			for _, o := range orders {
+				what := fmt.Sprintf("iteration %d, %s, best fit %v", iter, o.name, fit)
+				want := placeRef(classes, align, o.name, o.less, fit)
+				samePlacement(t, what, place(classes, align, o.name, o.less, fit, 0), want)
+				for _, bound := range []int64{want.arena, want.arena + 1, want.arena / 2} {
+					got := place(classes, align, o.name, o.less, fit, bound)
+					if (got.arena < bound) != (want.arena < bound) {
+						t.Fatalf("%s, bound %d: arena %d, unbounded %d", what, bound, got.arena, want.arena)
+					}
+					if want.arena < bound {
+						samePlacement(t, what+" with a bound", got, want)
+					}
+				}
+			}
+		}
+		lb := maxLive(classes, align)
+		for _, o := range orders {
+			limit := alignUp(lb+lb/8, align)
+			got, ok := placeBounded(classes, align, limit, o.less, horizon/4)
+			want, wantOK := placeBoundedRef(classes, align, limit, o.less, horizon/4)
+			if ok != wantOK {
+				t.Fatalf("iteration %d, bounded %s: ok %v, reference %v", iter, o.name, ok, wantOK)
+			}
+			if ok {
+				samePlacement(t, fmt.Sprintf("iteration %d, bounded %s", iter, o.name), got, want)
+			}
+		}
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"sort"
 )
 
-// searchRounds bounds the perturbation search: each round is one greedy
-// placement, so the search costs at most searchRounds × O(classes²).
+// searchRounds bounds the perturbation search: each round is two greedy
+// placements (first and best fit), each stopped once its arena reaches the
+// best found so far.
 const searchRounds = 256
 
 // search looks for a smaller arena than bound when the fixed orders leave a
@@ -30,7 +31,7 @@ func search(classes []*class, align, bound int64) (placement, bool) {
 		}
 		less := func(a, b *class) bool { return key[a.id] > key[b.id] }
 		for _, fit := range []bool{false, true} {
-			pl := place(classes, align, fmt.Sprintf("perturbed greedy, round %d", round), less, fit)
+			pl := place(classes, align, fmt.Sprintf("perturbed greedy, round %d", round), less, fit, bound)
 			if pl.arena < bound {
 				best, bound, found = pl, pl.arena, true
 			}
