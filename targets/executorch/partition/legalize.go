@@ -55,45 +55,120 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 	if fresh != nil {
 		userOrder = append(userOrder, fresh)
 	}
-	getattr := make(map[*ir.Node]bool, len(calls))
-	for _, c := range calls {
-		if c != fresh {
-			getattr[c] = true
+	// Dense indices: nodes by position in nodes, values by ID when every
+	// operand and input belongs to g (IDs are unique within a graph), else
+	// by first sight.
+	nodeAt := denseNodes(nodes)
+	ops := make([][]*ir.Value, len(userOrder))
+	local, maxID := true, 0
+	note := func(v *ir.Value) {
+		if v.Graph != g {
+			local = false
+		}
+		maxID = max(maxID, v.ID)
+	}
+	for _, v := range g.Inputs {
+		note(v)
+	}
+	for i, n := range userOrder {
+		ops[i] = n.Operands()
+		for _, v := range ops[i] {
+			note(v)
+		}
+		for _, r := range n.Results {
+			note(r)
 		}
 	}
-	users := map[*ir.Value][]*ir.Node{}
-	indeg := make(map[*ir.Node]int, len(nodes))
-	for _, n := range userOrder {
-		seen := map[*ir.Value]bool{}
-		for _, v := range n.Operands() {
-			if seen[v] {
-				continue
+	var byValue map[*ir.Value]int32
+	vid := func(v *ir.Value) int32 { return int32(v.ID) }
+	nv := maxID + 1
+	if !local || maxID > 4*(len(nodes)+len(g.Inputs))+1024 {
+		byValue = make(map[*ir.Value]int32)
+		vid = func(v *ir.Value) int32 {
+			k, ok := byValue[v]
+			if !ok {
+				k = int32(len(byValue))
+				byValue[v] = k
 			}
-			seen[v] = true
-			users[v] = append(users[v], n)
-			indeg[n]++
+			return k
 		}
-		if getattr[n] {
-			indeg[n]++
+		for _, v := range g.Inputs {
+			vid(v)
 		}
+		for i, n := range userOrder {
+			for _, v := range ops[i] {
+				vid(v)
+			}
+			for _, r := range n.Results {
+				vid(r)
+			}
+		}
+		nv = len(byValue)
+	}
+	getattr := make([]bool, len(nodes))
+	for _, c := range calls {
+		if c != fresh {
+			if k := nodeAt(c); k >= 0 {
+				getattr[k] = true
+			}
+		}
+	}
+	// users[v] in FX's order, as one array: the users of value k are
+	// userList[userStart[k]:userStart[k+1]]. Each node counts once per
+	// distinct operand.
+	indeg := make([]int32, len(nodes))
+	seen := make([]int32, nv) // 1 + the userOrder index that last saw the value
+	userStart := make([]int32, nv+1)
+	for i := range userOrder {
+		for _, v := range ops[i] {
+			if k := vid(v); seen[k] != int32(i)+1 {
+				seen[k] = int32(i) + 1
+				userStart[k+1]++
+			}
+		}
+	}
+	for k := 0; k < nv; k++ {
+		userStart[k+1] += userStart[k]
+	}
+	userList := make([]*ir.Node, userStart[nv])
+	fill := append([]int32(nil), userStart[:nv]...)
+	clear(seen)
+	for i, n := range userOrder {
+		ni := nodeAt(n)
+		for _, v := range ops[i] {
+			if k := vid(v); seen[k] != int32(i)+1 {
+				seen[k] = int32(i) + 1
+				userList[fill[k]] = n
+				fill[k]++
+				indeg[ni]++
+			}
+		}
+		if getattr[ni] {
+			indeg[ni]++
+		}
+	}
+	users := func(v *ir.Value) []*ir.Node {
+		k := vid(v)
+		return userList[userStart[k]:userStart[k+1]]
 	}
 	q := &deque{}
 	for _, v := range g.Inputs {
 		q.pushBack(entry{v: v})
 	}
-	for _, n := range nodes {
-		if indeg[n] == 0 {
+	for i, n := range nodes {
+		if indeg[i] == 0 {
 			q.pushBack(entry{n: n})
 		}
 	}
 	for _, c := range calls {
-		if getattr[c] {
+		if k := nodeAt(c); k >= 0 && getattr[k] {
 			q.pushBack(entry{n: c, attr: true})
 		}
 	}
 	release := func(u *ir.Node) {
-		indeg[u]--
-		if indeg[u] != 0 {
+		k := nodeAt(u)
+		indeg[k]--
+		if indeg[k] != 0 {
 			return
 		}
 		if prioritized[u.Op] {
@@ -107,7 +182,7 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 		e := q.popFront()
 		switch {
 		case e.v != nil: // a placeholder or a getitem
-			for _, u := range users[e.v] {
+			for _, u := range users(e.v) {
 				release(u)
 			}
 		case e.attr: // the lowered module's get_attr
@@ -123,7 +198,7 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 				continue
 			}
 			for _, r := range e.n.Results {
-				for _, u := range users[r] {
+				for _, u := range users(r) {
 					release(u)
 				}
 			}
@@ -136,6 +211,45 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 		n.MoveBefore(nil)
 	}
 	return nil
+}
+
+// denseNodes returns the position of a node in nodes (-1 for others):
+// through a table by node ID when the IDs are distinct and small, else a
+// map.
+func denseNodes(nodes []*ir.Node) func(*ir.Node) int32 {
+	maxID := 0
+	for _, n := range nodes {
+		maxID = max(maxID, n.ID)
+	}
+	if maxID <= 8*len(nodes)+1024 {
+		at := make([]int32, maxID+1)
+		distinct := true
+		for i, n := range nodes {
+			if n.ID < 0 || at[n.ID] != 0 {
+				distinct = false
+				break
+			}
+			at[n.ID] = int32(i) + 1
+		}
+		if distinct {
+			return func(n *ir.Node) int32 {
+				if n.ID < 0 || n.ID >= len(at) || at[n.ID] == 0 || nodes[at[n.ID]-1] != n {
+					return -1
+				}
+				return at[n.ID] - 1
+			}
+		}
+	}
+	m := make(map[*ir.Node]int32, len(nodes))
+	for i, n := range nodes {
+		m[n] = int32(i)
+	}
+	return func(n *ir.Node) int32 {
+		if k, ok := m[n]; ok {
+			return k
+		}
+		return -1
+	}
 }
 
 // prioritized are the ops legalize_graph queues first once ready.
