@@ -13,6 +13,7 @@ import (
 	fxapi "github.com/fxport/fxport"
 	"github.com/fxport/fxport/internal/atomicfile"
 	"github.com/fxport/fxport/internal/explorer"
+	"github.com/fxport/fxport/internal/progress"
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 	"github.com/fxport/fxport/provenance"
@@ -92,7 +93,11 @@ func runExplore(args []string, stdout, stderr io.Writer) error {
 		Run: pm.Config{PrintAfterChange: true, Time: !*noTime,
 			OnDump: func(d pm.Dump) { dumps = append(dumps, d) }},
 	}
+	line := progressLine(stderr, opts.Run)
+	opts.Run.OnPass = func(i, n int, name string) { line.Set("%s: pass %d/%d %s", t, i, n, name) }
+	opts.OnWrite = func(path string, n int64) { line.Set("%s: writing %s: %s", t, filepath.Base(path), progress.Bytes(n)) }
 	res, xerr := fxapi.Export(context.Background(), fxapi.Program(src), t, opts)
+	line.Clear()
 	xerr = nameInput(files[0], xerr)
 	if res == nil || res.Report == nil {
 		return xerr

@@ -177,3 +177,24 @@ func TestExplorePageInChromium(t *testing.T) {
 	require.Greater(t, len(colors), 16, "the screenshot is not blank")
 	require.Greater(t, dark, 2000, "the screenshot shows text")
 }
+
+// A failing export still gets its page: the passes up to the failing one
+// and the error, and the command exits 1 saying so.
+func TestExplorePageOfAFailedExport(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(example)
+	require.NoError(t, err)
+	crashing := filepath.Join(dir, "crash.fxir")
+	require.NoError(t, os.WriteFile(crashing, append([]byte("meta \"test.crash\" = \"yes\"\n"), src...), 0o644))
+	page := filepath.Join(dir, "page.html")
+	stdout, errOut, code := fxport(t, "explore", crashing, "--target", "onnx", "-o", page, "--no-time",
+		"--pipeline", "onnx: onnx.fx-node-fixes(onnx-node-fixes, test-crash)")
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, stdout, "wrote "+page)
+	require.Contains(t, errOut, "the export failed (the page shows the passes up to the failure)")
+	b, err := os.ReadFile(page)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `<p class="err">export failed: `)
+	require.Contains(t, string(b), "deliberate crash")
+	require.Contains(t, string(b), "<td>test-crash</td>")
+}

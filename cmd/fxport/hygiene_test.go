@@ -14,9 +14,18 @@ import (
 	"github.com/fxport/fxport/internal/testenv"
 )
 
-// A SIGTERM while an output is being written removes its temporary file
-// and exits 143.
+// A SIGTERM or SIGINT (Ctrl-C) while an output is being written removes
+// its temporary file and exits 143 or 130.
 func TestSignalRemovesPartialOutputs(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		t.Run(c.sig.String(), func(t *testing.T) { signalRemovesPartialOutputs(t, c.sig, c.code) })
+	}
+}
+
+func signalRemovesPartialOutputs(t *testing.T, sig syscall.Signal, want int) {
 	dir := t.TempDir()
 	exited := make(chan int, 1)
 	cleanupOnSignal(func(code int) { exited <- code })
@@ -32,20 +41,20 @@ func TestSignalRemovesPartialOutputs(t *testing.T) {
 	if tmps, _ := filepath.Glob(filepath.Join(dir, ".m.pte.tmp*")); len(tmps) != 1 {
 		t.Fatalf("temporary files while writing: %v, want one", tmps)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(os.Getpid(), sig); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case code := <-exited:
-		if code != 143 {
-			t.Errorf("exit code %d, want 143", code)
+		if code != want {
+			t.Errorf("exit code %d, want %d", code, want)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("no exit after SIGTERM")
+		t.Fatalf("no exit after %v", sig)
 	}
 	left, _ := os.ReadDir(dir)
 	if len(left) != 0 {
-		t.Fatalf("left behind after SIGTERM: %v", left)
+		t.Fatalf("left behind after %v: %v", sig, left)
 	}
 }
 
