@@ -123,7 +123,7 @@ func TestExplorePageInChromium(t *testing.T) {
 		err      error
 	}
 	render := func(html, shot string) result {
-		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second) // a loaded machine; it takes 3-7 s
 		defer cancel()
 		cmd := exec.CommandContext(ctx, browser, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
 			"--user-data-dir="+filepath.Join(dir, "profile-"+filepath.Base(html)),
