@@ -78,6 +78,16 @@ func convolution(x, w, bias *Tensor, p convParams) (*Tensor, error) {
 	if g <= 0 {
 		return nil, fmt.Errorf("non-positive groups is not supported")
 	}
+	for i := 0; i < nsp; i++ {
+		switch {
+		case p.stride[i] <= 0:
+			return nil, fmt.Errorf("non-positive stride %v is not supported", p.stride)
+		case p.dilation[i] <= 0:
+			return nil, fmt.Errorf("dilation %v should be greater than zero", p.dilation)
+		case p.padding[i] < 0:
+			return nil, fmt.Errorf("negative padding %v is not supported", p.padding)
+		}
+	}
 	n, cin := x.Shape[0], x.Shape[1]
 	ksz := w.Shape[2:]
 	kvol := numel(ksz)
@@ -353,6 +363,9 @@ func kIm2col(c *call) ([]Value, error) {
 	if p.stride, err = c.ints("stride"); err != nil {
 		return nil, err
 	}
+	if err := checkWindow2d(ksz, p); err != nil {
+		return nil, err
+	}
 	batched := x.Rank() == 4
 	if !batched {
 		x, _ = unsqueezeView(x, 0)
@@ -388,6 +401,9 @@ func kCol2im(c *call) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(outsp) != 2 {
+		return nil, fmt.Errorf("output_size %v must have two elements", outsp)
+	}
 	var p convParams
 	ksz, err := c.ints("kernel_size")
 	if err != nil {
@@ -400,6 +416,9 @@ func kCol2im(c *call) ([]Value, error) {
 		return nil, err
 	}
 	if p.stride, err = c.ints("stride"); err != nil {
+		return nil, err
+	}
+	if err := checkWindow2d(ksz, p); err != nil {
 		return nil, err
 	}
 	batched := x.Rank() == 3
@@ -430,4 +449,18 @@ func kCol2im(c *call) ([]Value, error) {
 		out, _ = squeezeView(out, []int64{0}, false)
 	}
 	return one(out), nil
+}
+
+// checkWindow2d checks im2col's and col2im's window: two dims each, a
+// positive kernel size, stride and dilation, and no negative padding.
+func checkWindow2d(ksz []int64, p convParams) error {
+	if len(ksz) != 2 || len(p.dilation) != 2 || len(p.padding) != 2 || len(p.stride) != 2 {
+		return fmt.Errorf("kernel_size %v, dilation %v, padding %v and stride %v must have two elements each", ksz, p.dilation, p.padding, p.stride)
+	}
+	for i := 0; i < 2; i++ {
+		if ksz[i] <= 0 || p.stride[i] <= 0 || p.dilation[i] <= 0 || p.padding[i] < 0 {
+			return fmt.Errorf("kernel_size %v, stride %v and dilation %v must be positive and padding %v not negative", ksz, p.stride, p.dilation, p.padding)
+		}
+	}
+	return nil
 }
