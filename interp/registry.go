@@ -20,12 +20,8 @@ func lookup(op ir.Op) (k kernel, schema, sem ir.Op) {
 	if k, ok := kernels.Lookup(op); ok {
 		return k, op, op
 	}
-	info := op.Info()
-	if info.Functional == "" {
-		return nil, op, op
-	}
-	f, ok := ir.LookupOp(info.Functional)
-	if !ok {
+	f := op.FunctionalTwin()
+	if !f.Valid() {
 		return nil, op, op
 	}
 	fk, ok := kernels.Lookup(f)
@@ -33,9 +29,9 @@ func lookup(op ir.Op) (k kernel, schema, sem ir.Op) {
 		return nil, op, op
 	}
 	switch {
-	case info.Props&ir.PropInplace != 0:
+	case op.Has(ir.PropInplace):
 		return inplaceAdapter(fk), op, f
-	case info.Props&ir.PropOutVariant != 0:
+	case op.Has(ir.PropOutVariant):
 		return outAdapter(fk, f), op, f
 	}
 	return nil, op, op

@@ -311,9 +311,8 @@ func inferInplace(c *InferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := c.Op().Info()
-	if info.Functional != "" {
-		if fn, ok := LookupOp(info.Functional); ok && fn.Info().Infer != nil {
+	if fn := c.Op().FunctionalTwin(); fn.Valid() {
+		if fn.Info().Infer != nil {
 			twin := &Node{ID: c.Node.ID, Op: fn, Args: c.Node.Args, Graph: c.Node.Graph}
 			types, err := fn.Info().Infer(&InferCtx{Node: twin, Env: c.Env})
 			if err != nil {

@@ -120,6 +120,15 @@ func TestOpTable(t *testing.T) {
 				t.Errorf("%s: twin %s points back to %q", info.Name, tw.name, back)
 			}
 		}
+		// The typed twins are the named ones.
+		for _, tw := range []struct {
+			name string
+			op   ir.Op
+		}{{info.Functional, op.FunctionalTwin()}, {info.Inplace, op.InplaceTwin()}, {info.Out, op.OutTwin()}} {
+			if tw.op.Valid() != (tw.name != "") || (tw.op.Valid() && tw.op.String() != tw.name) {
+				t.Errorf("%s: twin %q, typed twin %s", info.Name, tw.name, tw.op)
+			}
+		}
 		if info.Functional != "" {
 			fn, ok := ir.LookupOp(info.Functional)
 			if !ok {

@@ -224,6 +224,17 @@ func (op Op) String() string {
 	return opTab[op].Name
 }
 
+// FunctionalTwin is the functional op of an in-place or out= op
+// (OpInfo.Functional), OpInvalid when none.
+func (op Op) FunctionalTwin() Op { return twinTab[op].functional }
+
+// InplaceTwin is the in-place variant of a functional op, OpInvalid when none.
+func (op Op) InplaceTwin() Op { return twinTab[op].inplace }
+
+// OutTwin is the out= variant of a functional op (OpInfo.Out), OpInvalid
+// when none.
+func (op Op) OutTwin() Op { return twinTab[op].out }
+
 // Valid reports whether op is an op of the table (not OpInvalid or out of range).
 func (op Op) Valid() bool { return op > OpInvalid && int(op) < len(opTab) }
 
@@ -274,13 +285,22 @@ func AllOps() []Op {
 var (
 	opTab   []OpInfo
 	opIndex map[string]Op
+	twinTab []twins
 )
+
+// twins are an op's Functional, Inplace and Out twins as Ops.
+type twins struct{ functional, inplace, out Op }
 
 func init() {
 	opTab = opTable[:]
 	opIndex = make(map[string]Op, len(opTab))
 	for i := 1; i < len(opTab); i++ {
 		opIndex[opTab[i].Name] = Op(i)
+	}
+	twinTab = make([]twins, len(opTab))
+	for i := 1; i < len(opTab); i++ {
+		info := &opTab[i]
+		twinTab[i] = twins{opIndex[info.Functional], opIndex[info.Inplace], opIndex[info.Out]}
 	}
 }
 

@@ -40,8 +40,8 @@ const etlDecomposeUnclaimedName = "decompose-unclaimed"
 
 func runDecomposeUnclaimed(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	ops := map[ir.Op]bool{}
-	for _, name := range etKeepWholeFor(c).Ops {
-		ops[ir.MustLookupOp(name)] = true
+	for _, op := range etKeepWholeFor(c).Ops {
+		ops[op] = true
 	}
 	if len(ops) == 0 {
 		return pm.Result{}, nil

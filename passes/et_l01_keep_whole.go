@@ -16,7 +16,7 @@ import (
 type EtKeepWhole struct {
 	// Ops are the ops the backend may keep whole (exir: the original ATen
 	// op of each partitioner config, get_original_aten).
-	Ops []string
+	Ops []ir.Op
 	// Keep reports whether one node of Ops is kept whole; it applies the
 	// partitioner's own per-node constraints (exir: the filter function,
 	// the config's check_constraints), so a node kept whole is one the
@@ -29,7 +29,7 @@ var etKeepWhole = map[string]EtKeepWhole{}
 // RegisterEtKeepWhole declares backend's keep-whole ops; decompose-to-core
 // leaves the nodes k.Keep accepts whole in that backend's pipeline, and
 // decompose-unclaimed decomposes those the partitioner then left outside
-// every delegate. Every op must be in the op table; registering a backend
+// every delegate. Every op must be valid; registering a backend
 // twice panics (a programming error, found at init).
 func RegisterEtKeepWhole(backend string, k EtKeepWhole) {
 	if _, dup := etKeepWhole[backend]; dup {
@@ -39,17 +39,19 @@ func RegisterEtKeepWhole(backend string, k EtKeepWhole) {
 		panic(fmt.Sprintf("passes: keep-whole ops of %s without a Keep function", backend))
 	}
 	for _, op := range k.Ops {
-		ir.MustLookupOp(op)
+		if !op.Valid() {
+			panic(fmt.Sprintf("passes: keep-whole ops of %s: invalid op %d", backend, int32(op)))
+		}
 	}
-	k.Ops = append([]string(nil), k.Ops...)
-	sort.Strings(k.Ops)
+	k.Ops = append([]ir.Op(nil), k.Ops...)
+	sort.Slice(k.Ops, func(i, j int) bool { return k.Ops[i].String() < k.Ops[j].String() })
 	etKeepWhole[backend] = k
 }
 
 // EtKeepWholeOps lists the ops backend keeps whole, sorted (none for a
 // backend that declared nothing).
-func EtKeepWholeOps(backend string) []string {
-	return append([]string(nil), etKeepWhole[backend].Ops...)
+func EtKeepWholeOps(backend string) []ir.Op {
+	return append([]ir.Op(nil), etKeepWhole[backend].Ops...)
 }
 
 func init() {

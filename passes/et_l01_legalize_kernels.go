@@ -58,10 +58,8 @@ func EtHasKernel(op ir.Op) bool {
 	if info.Kernel != "" {
 		return true
 	}
-	if info.Out != "" {
-		if out, ok := ir.LookupOp(info.Out); ok && out.Info().Kernel != "" {
-			return true
-		}
+	if out := op.OutTwin(); out.Valid() && out.Info().Kernel != "" {
+		return true
 	}
 	return false
 }

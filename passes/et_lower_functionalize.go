@@ -71,12 +71,12 @@ func etlFunctionalizeNode(n *ir.Node, order map[*ir.Node]int, c *pm.Ctx) (bool, 
 		c.Fired(x.Value.Def, n.Op.String()+" → identity")
 		return true, nil
 	}
-	info := n.Op.Info()
 	if !n.Op.Has(ir.PropInplace) || len(n.Args) == 0 || n.Args[0].Kind != ir.ArgValue || len(n.Results) != 1 {
 		return false, nil
 	}
 	x := n.Args[0].Value
-	if why := etlMutationVisible(n, x); why != "" || info.Functional == "" {
+	fop := n.Op.FunctionalTwin()
+	if why := etlMutationVisible(n, x); why != "" || !fop.Valid() {
 		if why == "" {
 			why = "no functional twin in the op table"
 		}
@@ -84,7 +84,6 @@ func etlFunctionalizeNode(n *ir.Node, order map[*ir.Node]int, c *pm.Ctx) (bool, 
 		c.Debugf(n, "in-place op kept: %s", why)
 		return false, nil
 	}
-	fop := ir.MustLookupOp(info.Functional)
 	kw := etlNamedArgs(n)
 	b := ir.NewBuilder(n.Graph)
 	b.SetInsertBefore(n)

@@ -54,19 +54,18 @@ var etlCarriedByOut = map[string]bool{"dtype": true, "layout": true, "device": t
 func runToOutVariants(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	changed := false
 	err := etlEachNode(p, func(n *ir.Node) error {
-		info := n.Op.Info()
 		if n.Op == OpMemoryAlloc || !n.Op.Has(ir.PropFunctional) || n.Op.Has(ir.PropSymbolic) || n.Op.Has(ir.PropHigherOrder) {
 			return nil
 		}
 		if len(n.Results) == 0 || n.Results[0].Tensor() == nil {
 			return nil
 		}
-		if info.Out == "" {
+		out := n.Op.OutTwin()
+		if !out.Valid() {
 			c.Stat("no-out-variant", 1)
 			c.Debugf(n, "no out variant in the op table")
 			return nil
 		}
-		out := ir.MustLookupOp(info.Out)
 		done, err := etlToOut(n, out, c)
 		changed = changed || done
 		return err

@@ -77,8 +77,7 @@ func (m *Method) checkPointwiseDimOrders(op ir.Op, k *etfb.KernelCallT) error {
 		return nil
 	}
 	if !op.Has(ir.PropPointwise) {
-		fn, ok := ir.LookupOp(info.Functional)
-		if info.Functional == "" || !ok || !fn.Has(ir.PropPointwise) {
+		if fn := op.FunctionalTwin(); !fn.Valid() || !fn.Has(ir.PropPointwise) {
 			return nil
 		}
 	}

@@ -356,12 +356,11 @@ func (m *Method) shapeDynamicOuts(sch ir.Schema, vis []int32, args []interp.Valu
 // with the out tensor's dtype, as ExecuTorch's kernels fill out in its own
 // dtype, and copies the result into out.
 func (m *Method) runOp(op ir.Op, args []interp.Value) ([]interp.Value, error) {
-	info := op.Info()
-	if info.Props&ir.PropOutVariant == 0 || info.Functional == "" || op.ArgIndex("dtype") >= 0 {
+	fn := op.FunctionalTwin()
+	if !op.Has(ir.PropOutVariant) || !fn.Valid() || op.ArgIndex("dtype") >= 0 {
 		return interp.RunOp(op, args)
 	}
-	fn, ok := ir.LookupOp(info.Functional)
-	if !ok || fn.ArgIndex("dtype") < 0 {
+	if fn.ArgIndex("dtype") < 0 {
 		return interp.RunOp(op, args)
 	}
 	oi := op.ArgIndex("out")

@@ -32,12 +32,12 @@ var keptWhole = map[ir.Op]bool{
 // OpsKeptWhole lists the ops OpsToNotDecompose may keep whole, sorted by
 // name: what decompose-unclaimed decomposes when the partitioner left them
 // outside every delegate.
-func OpsKeptWhole() []string {
-	out := make([]string, 0, len(keptWhole))
+func OpsKeptWhole() []ir.Op {
+	out := make([]ir.Op, 0, len(keptWhole))
 	for op := range keptWhole {
-		out = append(out, op.Info().Name)
+		out = append(out, op)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
 }
 
