@@ -2,6 +2,7 @@ package fxport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -159,13 +160,13 @@ func Load(path string) (*ir.Program, error) {
 	}
 	switch ext := filepath.Ext(path); ext {
 	case ".fxir", ".ir":
-		src, err := inputfile.ReadFile(path, 0)
+		src, err := readText(path)
 		if err != nil {
 			return nil, err
 		}
 		return ir.Parse(src, path)
 	case ".fx", ".txt":
-		src, err := inputfile.ReadFile(path, 0)
+		src, err := readText(path)
 		if err != nil {
 			return nil, err
 		}
@@ -175,6 +176,15 @@ func Load(path string) (*ir.Program, error) {
 	default:
 		return nil, fmt.Errorf("%s: no frontend reads %q files yet (IR text .fxir, FX text dumps .fx, .txt and .pt2 archives are supported)", path, ext)
 	}
+}
+
+// readText reads an FX or IR text input, bounded by fxtext.MaxTextBytes.
+func readText(path string) ([]byte, error) {
+	src, err := inputfile.ReadFile(path, fxtext.MaxTextBytes)
+	if errors.Is(err, inputfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w (raise the limit with --max-text-bytes)", err)
+	}
+	return src, err
 }
 
 // Options configure an export. The zero value runs the target's default

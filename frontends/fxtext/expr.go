@@ -127,6 +127,11 @@ func (ps *parser) expect(s string) (token, error) {
 
 func (ps *parser) atEnd() bool { return ps.i >= len(ps.toks) }
 
+// tooMany refuses a list longer than MaxListElements, at its start.
+func (ps *parser) tooMany(start token) error {
+	return tooMany(ps.file, start.pos)
+}
+
 func (ps *parser) mk(kind exprKind, start token) *expr {
 	return &expr{kind: kind, pos: start.pos, off: start.off, end: start.end, src: ps.src}
 }
@@ -160,6 +165,9 @@ func (ps *parser) exprList() (*expr, error) {
 			return nil, err
 		}
 		tup.elems = append(tup.elems, e)
+		if len(tup.elems) > MaxListElements {
+			return nil, ps.tooMany(start)
+		}
 	}
 	return ps.finish(tup), nil
 }
@@ -435,6 +443,9 @@ func (ps *parser) callArgs(c *expr) error {
 				return err
 			}
 			c.elems = append(c.elems, v)
+			if len(c.elems) > MaxListElements {
+				return ps.tooMany(t)
+			}
 		}
 		if !ps.accept(",") {
 			break
@@ -493,6 +504,9 @@ func (ps *parser) atom() (*expr, error) {
 				return nil, err
 			}
 			tup.elems = append(tup.elems, e)
+			if len(tup.elems) > MaxListElements {
+				return nil, ps.tooMany(t)
+			}
 		}
 		if _, err := ps.expect(")"); err != nil {
 			return nil, err
@@ -506,6 +520,9 @@ func (ps *parser) atom() (*expr, error) {
 				return nil, err
 			}
 			l.elems = append(l.elems, e)
+			if len(l.elems) > MaxListElements {
+				return nil, ps.tooMany(t)
+			}
 			if !ps.accept(",") {
 				break
 			}
@@ -530,6 +547,9 @@ func (ps *parser) atom() (*expr, error) {
 			}
 			d.keys = append(d.keys, dictKey(k))
 			d.elems = append(d.elems, v)
+			if len(d.elems) > MaxListElements {
+				return nil, ps.tooMany(t)
+			}
 			if !ps.accept(",") {
 				break
 			}

@@ -327,6 +327,9 @@ func (sc *gscan) value(refsOnly bool) (*expr, error) {
 				return nil, err
 			}
 			e.elems = append(e.elems, v)
+			if len(e.elems) > MaxListElements {
+				return nil, tooMany(sc.file, sc.at(start))
+			}
 			sc.skipSpace()
 			if sc.i < len(sc.s) && sc.s[sc.i] == ',' {
 				sc.i++
@@ -362,6 +365,9 @@ func (sc *gscan) value(refsOnly bool) (*expr, error) {
 			}
 			e.keys = append(e.keys, key)
 			e.elems = append(e.elems, v)
+			if len(e.elems) > MaxListElements {
+				return nil, tooMany(sc.file, sc.at(start))
+			}
 			sc.skipSpace()
 			if sc.i < len(sc.s) && sc.s[sc.i] == ',' {
 				sc.i++

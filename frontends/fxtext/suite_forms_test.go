@@ -91,3 +91,23 @@ Range constraints: {}
 		t.Errorf("got %v, want the unused declaration refused at 3:22", err)
 	}
 }
+
+// A list longer than MaxListElements is refused at its start, in both the
+// graph form and the Python forms.
+func TestListLimit(t *testing.T) {
+	defer func(old int) { MaxListElements = old }(MaxListElements)
+	MaxListElements = 3
+	for _, src := range []string{
+		"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %v : [num_users=1] = call_function[target=torch.ops.aten.view.default](args = (%x, [1, 1, 1, 4]), kwargs = {})\n    return (v,)\n",
+		"def forward(self, x):\n    view = torch.ops.aten.view.default(x, [1, 1, 1, 4]);  x = None\n    return (view,)\n",
+	} {
+		_, err := Parse([]byte(src), "t.fx", Options{})
+		if err == nil || !strings.Contains(err.Error(), "t.fx:") || !strings.Contains(err.Error(), "a list of more than 3 elements (raise the limit with --max-list-elements)") {
+			t.Errorf("got %v, want the list refused naming the file, line and flag", err)
+		}
+	}
+	MaxListElements = 4
+	if _, err := Parse([]byte("def forward(self, x):\n    view = torch.ops.aten.view.default(x, [1, 1, 1, 4]);  x = None\n    return (view,)\n"), "t.fx", Options{InputTypes: nil}); err != nil && strings.Contains(err.Error(), "more than") {
+		t.Errorf("a list at the limit was refused: %v", err)
+	}
+}

@@ -5,6 +5,7 @@
 package inputfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -70,6 +71,9 @@ func Open(path string) (*os.File, int64, error) {
 	return f, st.Size(), nil
 }
 
+// ErrTooLarge is wrapped by ReadFile's refusal of a file over its limit.
+var ErrTooLarge = errors.New("the file is too large")
+
 // ReadFile reads the whole regular file at path: the size it has when
 // opened, refusing more than limit bytes (0: no limit) with an error
 // naming the file, the size and the limit.
@@ -80,7 +84,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if limit > 0 && size > limit {
-		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte input limit", path, size, limit)
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte input limit: %w", path, size, limit, ErrTooLarge)
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(f, data); err != nil {

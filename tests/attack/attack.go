@@ -323,6 +323,9 @@ func bigCases() []Case {
 		b.WriteString("}\n")
 		return []byte(b.String())
 	}
+	// A 9 MB FX dump whose one node takes a list of three million ints.
+	longList := "graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %s : [num_users=1] = call_function[target=torch.ops.aten.sum.dim_IntList](args = (%x, [" +
+		strings.Repeat("1, ", 3_000_000) + "1]), kwargs = {})\n    return (s,)\n"
 	deepType := "graph forward(%x: " + strings.Repeat("list<", 100_000) + "f32[4]" + strings.Repeat(">", 100_000) + ") {\n  return %x\n}\n"
 	return []Case{
 		{Name: "big_zip_bomb.pt2", Data: bomb.Bytes(), Big: true, Args: []string{"parse", "FILE", "--max-json-bytes", "16777216"}, Want: "more than the 16777216"},
@@ -333,5 +336,7 @@ func bigCases() []Case {
 		{Name: "big_nested_cond_10000.fxir", Data: nested(10_000), Big: true, Args: []string{"export", "FILE", "--target", "dynamo", "-o", "OUT"}},
 		{Name: "big_nested_cond_1000.fxir", Data: nested(1_000), Big: true, Args: []string{"export", "FILE", "--target", "executorch-portable", "-o", "OUT"}},
 		{Name: "big_deep_list_type.fxir", Data: []byte(deepType), Big: true, Args: parse, Want: ""},
+		{Name: "big_long_list.fx", Data: []byte(longList), Big: true, Args: parse, Want: "more than 100000 elements"},
+		{Name: "big_text_over_limit.fx", Data: []byte(longList), Big: true, Args: []string{"parse", "FILE", "--max-text-bytes", "1000000"}, Want: "over the 1000000-byte input limit"},
 	}
 }
