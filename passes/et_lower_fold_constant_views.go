@@ -47,6 +47,13 @@ type etlFoldState struct {
 	// views maps each folded weight to the strided view of an original
 	// weight's storage it holds, so chains of folds compose into one view.
 	views map[*ir.Weight]etlFoldView
+	// taken is every input target, built at the first freshName and kept
+	// up to date by the inputs fold adds (nil until then).
+	taken map[string]bool
+	// insertAt is where the next folded constant's input goes (after the
+	// last parameter, buffer, constant or object input), valid while the
+	// signature has insertLen inputs (-1: not known).
+	insertAt, insertLen int
 }
 
 // etlFoldView is a strided view (in elements) of a source's storage.
@@ -61,7 +68,7 @@ func runFoldConstantViews(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	if g == nil || len(p.Signature.Inputs) != len(g.Inputs) {
 		return pm.Result{}, nil
 	}
-	st := &etlFoldState{p: p, weights: etConstantWeights(p), views: map[*ir.Weight]etlFoldView{}}
+	st := &etlFoldState{p: p, weights: etConstantWeights(p), views: map[*ir.Weight]etlFoldView{}, insertLen: -1}
 	changed := false
 	for _, n := range g.Nodes() {
 		if n.IsErased() {
@@ -163,11 +170,14 @@ func (st *etlFoldState) fold(n *ir.Node) (*ir.Value, error) {
 		st.views[nw] = etlFoldView{src: base, strides: outStrides, offset: offset}
 	}
 	g := st.p.Main
-	pos := 0
-	for i, spec := range st.p.Signature.Inputs {
-		switch spec.Kind {
-		case ir.Parameter, ir.Buffer, ir.ConstantTensor, ir.CustomObj:
-			pos = i + 1
+	pos := st.insertAt
+	if st.insertLen != len(st.p.Signature.Inputs) {
+		pos = 0
+		for i, spec := range st.p.Signature.Inputs {
+			switch spec.Kind {
+			case ir.Parameter, ir.Buffer, ir.ConstantTensor, ir.CustomObj:
+				pos = i + 1
+			}
 		}
 	}
 	v, err := g.InsertInput(pos, g.FreshName(nw.Name), &wt)
@@ -179,6 +189,10 @@ func (st *etlFoldState) fold(n *ir.Node) (*ir.Value, error) {
 	copy(specs[pos+1:], specs[pos:])
 	specs[pos] = ir.InputSpec{Kind: ir.ConstantTensor, Name: v.Name, Target: nw.Name}
 	st.p.Signature.Inputs = specs
+	st.insertAt, st.insertLen = pos+1, len(specs)
+	if st.taken != nil {
+		st.taken[nw.Name] = true
+	}
 	st.p.AddWeight(nw)
 	st.weights[v] = nw
 	n.Results[0].ReplaceAllUsesWith(v)
@@ -191,14 +205,16 @@ func (st *etlFoldState) fold(n *ir.Node) (*ir.Value, error) {
 // freshName returns the next _prop_tensor_constant<N> no weight or input
 // target uses.
 func (st *etlFoldState) freshName() string {
-	taken := map[string]bool{}
-	for _, s := range st.p.Signature.Inputs {
-		taken[s.Target] = true
+	if st.taken == nil {
+		st.taken = make(map[string]bool, len(st.p.Signature.Inputs))
+		for _, s := range st.p.Signature.Inputs {
+			st.taken[s.Target] = true
+		}
 	}
 	for {
 		name := "_prop_tensor_constant" + strconv.Itoa(st.next)
 		st.next++
-		if !taken[name] && st.p.Weight(name) == nil {
+		if !st.taken[name] && st.p.Weight(name) == nil {
 			return name
 		}
 	}
