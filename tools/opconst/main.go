@@ -49,42 +49,77 @@ func main() {
 		fmt.Fprintln(os.Stderr, "opconst:", err)
 		os.Exit(1)
 	}
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
-		packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports, Tests: *tests}
-	pkgs, err := packages.Load(cfg, flag.Args()...)
+	files, err := convert(consts, &packages.Config{Tests: *tests}, flag.Args()...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "opconst:", err)
 		os.Exit(1)
 	}
-	done := map[string]bool{}
 	total, left := 0, 0
+	for _, f := range files {
+		total += f.edits
+		left += len(f.left)
+		if !*quiet {
+			for _, l := range f.left {
+				fmt.Println(l)
+			}
+		}
+		if f.edits > 0 && !*dryRun {
+			if err := os.WriteFile(f.name, f.out, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "opconst:", err)
+				os.Exit(1)
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "opconst: %d edits, %d op-name literals left\n", total, left)
+}
+
+// fileResult is one rewritten file: its new text, the number of edits and
+// the literals left ("file:line: literal (why)").
+type fileResult struct {
+	name  string
+	out   []byte
+	edits int
+	left  []string
+}
+
+// convert loads the packages of patterns with cfg (its Mode is set here)
+// and rewrites their files, test files only when cfg.Tests is set;
+// generated files and frontends/ are left alone.
+func convert(consts map[string]string, cfg *packages.Config, patterns ...string) ([]fileResult, error) {
+	cfg.Mode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+		packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	var out []fileResult
+	done := map[string]bool{}
 	for _, p := range pkgs {
-		for i, f := range p.Syntax {
-			_ = i
+		for _, f := range p.Syntax {
 			name := p.Fset.Position(f.Package).Filename
 			if done[name] || oplint.Generated(f) || strings.Contains(name, "/frontends/") ||
-				(!*tests && strings.HasSuffix(name, "_test.go")) {
+				(!cfg.Tests && strings.HasSuffix(name, "_test.go")) {
 				continue
 			}
 			done[name] = true
 			r := &rewriter{pkg: p, file: f, fset: p.Fset, consts: consts, inIR: p.PkgPath == irPath}
 			r.run()
-			total += len(r.edits)
-			for _, l := range r.left {
-				left++
-				if !*quiet {
-					fmt.Println(l)
+			res := fileResult{name: name, edits: len(r.edits), left: r.left}
+			if len(r.edits) > 0 {
+				src, ok := cfg.Overlay[name]
+				if !ok {
+					if src, err = os.ReadFile(name); err != nil {
+						return nil, err
+					}
+				}
+				if res.out, err = r.rewrite(name, src); err != nil {
+					return nil, err
 				}
 			}
-			if len(r.edits) > 0 && !*dryRun {
-				if err := r.write(name); err != nil {
-					fmt.Fprintln(os.Stderr, "opconst:", err)
-					os.Exit(1)
-				}
-			}
+			out = append(out, res)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "opconst: %d edits, %d op-name literals left\n", total, left)
+	return out, nil
 }
 
 type edit struct {
@@ -401,11 +436,10 @@ func (r *rewriter) isFunc(e ast.Expr, name string) bool {
 	return o != nil && o.Name() == name && o.Pkg() != nil && o.Pkg().Path() == irPath
 }
 
-func (r *rewriter) write(name string) error {
-	src, err := os.ReadFile(name)
-	if err != nil {
-		return err
-	}
+// rewrite applies the edits to src, the text of file name, adds the ir
+// import and formats the result.
+func (r *rewriter) rewrite(name string, src []byte) ([]byte, error) {
+	src = append([]byte(nil), src...)
 	sort.Slice(r.edits, func(i, j int) bool { return r.edits[i].start > r.edits[j].start })
 	// Drop edits nested in a larger one (a MustLookupOp call and its literal).
 	var kept []edit
@@ -428,14 +462,14 @@ func (r *rewriter) write(name string) error {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
 	if err != nil {
-		return fmt.Errorf("%s after rewriting: %w", name, err)
+		return nil, fmt.Errorf("%s after rewriting: %w", name, err)
 	}
 	if !r.inIR {
 		astutil.AddImport(fset, f, irPath)
 	}
 	var b bytes.Buffer
 	if err := format.Node(&b, fset, f); err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(name, b.Bytes(), 0o644)
+	return b.Bytes(), nil
 }
