@@ -95,7 +95,7 @@ race:
 
 # Every parser's fuzz target, briefly; `make fuzz` runs them longer.
 FUZZ_TARGETS := ./ir/sym:FuzzParse ./ir:FuzzParseIR ./gen/schema:FuzzParseSchema ./pm:FuzzParsePipeline ./frontends/fxtext:FuzzParse ./pytree:FuzzDecode \
-                ./frontends/pt2:FuzzReadArchive ./frontends/pt2:FuzzDecodeProgramJSON ./frontends/pt2:FuzzUnpickle ./targets/executorch/pte:FuzzReadPTE ./ir:FuzzDimOrderFromStrides
+                ./frontends/pt2:FuzzReadArchive ./frontends/pt2:FuzzDecodeProgramJSON ./frontends/pt2:FuzzUnpickle ./targets/executorch/pte:FuzzReadPTE ./targets/executorch/run:FuzzRunPTE ./ir:FuzzDimOrderFromStrides
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
