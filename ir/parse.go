@@ -663,6 +663,9 @@ func (ps *parser) graphBody(g *Graph) error {
 					if err != nil {
 						return err
 					}
+					if a.hasRegion() {
+						return ps.errorf("return: a region (^%s) is not a value a graph can return", a.regionName())
+					}
 					outs = append(outs, a)
 					if !ps.accept(",") {
 						break
@@ -1203,4 +1206,23 @@ func (ps *parser) balancedBrace() (string, error) {
 	raw := ps.src[start:ps.pos]
 	ps.advance(1)
 	return raw, nil
+}
+
+// hasRegion reports a region reference in a (or in its list items).
+func (a Arg) hasRegion() bool { return a.regionName() != "" || a.Kind == ArgGraph }
+
+// regionName is the name of the first region a refers to.
+func (a Arg) regionName() string {
+	if a.Kind == ArgGraph {
+		if a.Graph != nil {
+			return a.Graph.Name
+		}
+		return a.Str
+	}
+	for _, x := range a.List {
+		if n := x.regionName(); n != "" {
+			return n
+		}
+	}
+	return ""
 }
