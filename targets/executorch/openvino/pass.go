@@ -1,20 +1,18 @@
-package passes
+package openvino
 
 import (
 	"fmt"
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
-	"github.com/fxport/fxport/targets/executorch/openvino"
 )
 
-// OpenVINOPartition takes the OpenVINO backend's partitions before the
+// PartitionPass takes the OpenVINO backend's partitions before the
 // ExecuTorch lowering (ET-B06): the regions OpenVINO's frontend converts
 // must hold plain ATen ops, not edge ops, out variants or memory.alloc.
-// The file sorts before every other lowering pass's file and depends on
-// none of them, so Go registers it first and the default pipeline runs it
-// first.
-var OpenVINOPartition = pm.RegisterPass(&pm.Pass{
+// It is registered here, next to the support rules; its place in the
+// pipeline is its row in pm/pipelines.go.
+var PartitionPass = pm.RegisterPass(&pm.Pass{
 	Name:     "openvino-partition",
 	ID:       "ET-B06",
 	Kind:     pm.KindLowering,
@@ -57,13 +55,13 @@ skip the regions. Statistics "partitions", "delegated-nodes", "rejected";
 each partition fires on its call, and --debug prints every rejected node
 with its reason.`,
 	Requires: []pm.Requirement{
-		{Before: etlDecomposeName, Why: "the regions must hold the traced ATen ops that OpenVINO's frontend converts, not their core decompositions or edge ops"},
+		{Before: "decompose-to-core", Why: "the regions must hold the traced ATen ops that OpenVINO's frontend converts, not their core decompositions or edge ops"},
 	},
 	Run: runOpenVINOPartition,
 })
 
 func runOpenVINOPartition(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
-	res, err := openvino.Partition(p)
+	res, err := Partition(p)
 	if err != nil {
 		return pm.Result{}, err
 	}

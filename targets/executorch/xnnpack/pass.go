@@ -1,4 +1,4 @@
-package passes
+package xnnpack
 
 import (
 	"fmt"
@@ -6,12 +6,11 @@ import (
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
-	"github.com/fxport/fxport/targets/executorch/xnnpack"
 )
 
-// XNNPACKPartition claims the XNNPACK-supported subgraphs of the lowered
+// PartitionPass claims the XNNPACK-supported subgraphs of the lowered
 // program (exir's XnnpackPartitioner + to_backend; ET-B02, ET-P16, ET-P38).
-var XNNPACKPartition = pm.RegisterPass(&pm.Pass{
+var PartitionPass = pm.RegisterPass(&pm.Pass{
 	Name:     "xnnpack-partition",
 	ID:       "ET-B02",
 	Kind:     pm.KindLowering,
@@ -56,19 +55,19 @@ and --debug prints every rejected node with its reason.`,
 	Options: []pm.OptionSpec{{Name: "partition-exclude", Doc: "partitioner configs to leave out, separated by + or ,", Default: "",
 		Check: func(v string) error {
 			known := map[string]bool{}
-			for _, c := range xnnpack.Configs() {
+			for _, c := range Configs() {
 				known[c] = true
 			}
 			for _, e := range splitConfigs(v) {
 				if !known[e] {
-					return fmt.Errorf("unknown config %q (configs: %s)", e, strings.Join(xnnpack.Configs(), ", "))
+					return fmt.Errorf("unknown config %q (configs: %s)", e, strings.Join(Configs(), ", "))
 				}
 			}
 			return nil
 		}}},
 	Requires: []pm.Requirement{
-		{After: etlPrimName, Why: "the support rules are written for edge ops (permute_copy, view_copy, addmm) and executorch_prim scalars"},
-		{Before: etlOutVariantsName, Why: "the region must hold functional ops; out variants and memory.alloc belong to the portable part"},
+		{After: "to-executorch-prim", Why: "the support rules are written for edge ops (permute_copy, view_copy, addmm) and executorch_prim scalars"},
+		{Before: "to-out-variants", Why: "the region must hold functional ops; out variants and memory.alloc belong to the portable part"},
 	},
 	Run: runXNNPACKPartition,
 })
@@ -82,7 +81,7 @@ func splitConfigs(v string) []string {
 }
 
 func runXNNPACKPartition(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
-	res, err := xnnpack.Run(p, xnnpack.Options{Exclude: splitConfigs(c.Option("partition-exclude"))})
+	res, err := Run(p, Options{Exclude: splitConfigs(c.Option("partition-exclude"))})
 	if err != nil {
 		return pm.Result{}, err
 	}

@@ -1,19 +1,18 @@
-package passes
+package cuda
 
 import (
 	"fmt"
 
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
-	"github.com/fxport/fxport/targets/executorch/cuda"
 )
 
-// CUDAPartition takes the CUDA backend's partition before the ExecuTorch
+// PartitionPass takes the CUDA backend's partition before the ExecuTorch
 // lowering (ET-B04): the region AOTInductor compiles must hold plain ATen
-// ops, not edge ops, out variants or memory.alloc. The file sorts before
-// every other lowering pass's file and depends on none of them, so Go
-// registers it first and the default pipeline runs it first.
-var CUDAPartition = pm.RegisterPass(&pm.Pass{
+// ops, not edge ops, out variants or memory.alloc. It is registered here,
+// next to the partitioner; its place in the pipeline is its row in
+// pm/pipelines.go.
+var PartitionPass = pm.RegisterPass(&pm.Pass{
 	Name:     "cuda-partition",
 	ID:       "ET-B04",
 	Kind:     pm.KindLowering,
@@ -66,10 +65,8 @@ prints every host node with its reason.`,
 	Run: runCUDAPartition,
 })
 
-var _ = CUDADeviceCopies
-
 func runCUDAPartition(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
-	res, err := cuda.Partition(p)
+	res, err := Partition(p)
 	if err != nil {
 		return pm.Result{}, err
 	}
@@ -102,9 +99,9 @@ func runCUDAPartition(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	return pm.Result{Changed: true}, nil
 }
 
-// CUDADeviceCopies lowers the partition's boundary copies to ExecuTorch's
+// DeviceCopiesPass lowers the partition's boundary copies to ExecuTorch's
 // et_copy kernels before the edge lowering sees them.
-var CUDADeviceCopies = pm.RegisterPass(&pm.Pass{
+var DeviceCopiesPass = pm.RegisterPass(&pm.Pass{
 	Name:     "cuda-device-copies",
 	ID:       "ET-B04",
 	Kind:     pm.KindLowering,
@@ -121,10 +118,10 @@ runtime registers; to-out-variants and plan-memory treat them like any
 other op. Statistic "copies".`,
 	Requires: []pm.Requirement{
 		{After: "cuda-partition", Why: "the copies are inserted by the partition"},
-		{Before: etlDecomposeName, Why: "to-dim-order-ops would turn the copies into _to_dim_order_copy, whose out variant runs on the CPU only"},
+		{Before: "decompose-to-core", Why: "to-dim-order-ops would turn the copies into _to_dim_order_copy, whose out variant runs on the CPU only"},
 	},
 	Run: func(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
-		n, err := cuda.LowerCopies(p)
+		n, err := LowerCopies(p)
 		if err != nil {
 			return pm.Result{}, err
 		}
