@@ -50,13 +50,22 @@ func (c *class) extend(s Span) bool {
 // inside the branch, and the branch returns no other value of that class.
 // Other returned values keep their own storage (see extendMoveSources).
 func shareCondResults(l *layout, uf unionFind, order []*ir.Value, unplanned map[*ir.Value]string) {
-	// members lists each class's values (by root, in order), kept up to
-	// date across the unions below: shareable reads one class, not every
-	// value of the program (nested conds were cubic).
-	members := map[*ir.Value][]*ir.Value{}
+	// cls holds each class's values (by root, in order) and a summary of
+	// where they live, kept up to date across the unions below: shareable
+	// reads the summary, not every value of the class (a chain of nested
+	// conds makes one class of one value per level, and reading it at
+	// every level was quadratic in the depth).
+	l.treeInterval(l.main) // number the graph tree once; the summaries use it
+	owned := l.treeOwned
+	cls := map[*ir.Value]*condClass{}
 	for _, v := range order {
 		r := uf.find(v)
-		members[r] = append(members[r], v)
+		c := cls[r]
+		if c == nil {
+			c = newCondClass()
+			cls[r] = c
+		}
+		c.add(l, v)
 	}
 	for _, c := range l.conds {
 		t, f, _ := condRegions(c)
@@ -69,25 +78,80 @@ func shareCondResults(l *layout, uf unionFind, order []*ir.Value, unplanned map[
 				if _, ok := unplanned[r]; ok {
 					continue
 				}
-				if o := outs[i].Value; shareable(l, uf, members, g, outs, i) && uf.find(o) != uf.find(r) {
+				if o := outs[i].Value; shareable(l, uf, cls, owned, g, outs, i) && uf.find(o) != uf.find(r) {
 					rr, ro := uf.find(r), uf.find(o)
 					uf.union(r, o)
-					if nr := uf.find(r); nr == rr {
-						members[rr] = append(members[rr], members[ro]...)
-						delete(members, ro)
-					} else {
-						members[nr] = append(members[nr], members[rr]...)
-						delete(members, rr)
+					keep, drop := rr, ro
+					if nr := uf.find(r); nr != rr {
+						keep, drop = nr, rr
 					}
+					if cls[keep] == nil {
+						cls[keep] = newCondClass()
+					}
+					cls[keep].merge(l, cls[drop])
+					delete(cls, drop)
 				}
 			}
 		}
 	}
 }
 
+// condClass is a storage class's values and where they live: whether one
+// is a graph input (no defining node), and the hull of their graphs'
+// intervals in the layout's graph tree (exact while every graph is in
+// the tree; else shareable reads the values).
+type condClass struct {
+	members  []*ir.Value
+	input    bool
+	outside  bool // a member's graph is not in the tree
+	lo, hi   int
+	nonEmpty bool
+}
+
+func newCondClass() *condClass { return &condClass{} }
+
+func (c *condClass) add(l *layout, v *ir.Value) {
+	c.members = append(c.members, v)
+	if v.Def == nil {
+		c.input = true
+	}
+	iv, ok := l.treeInterval(v.Graph)
+	if !ok {
+		c.outside = true
+		return
+	}
+	if !c.nonEmpty {
+		c.lo, c.hi, c.nonEmpty = iv[0], iv[1], true
+		return
+	}
+	c.lo, c.hi = min(c.lo, iv[0]), max(c.hi, iv[1])
+}
+
+func (c *condClass) merge(l *layout, d *condClass) {
+	if d == nil {
+		return
+	}
+	if c.members == nil && !c.nonEmpty && !c.input && !c.outside {
+		*c = *d
+		return
+	}
+	c.members = append(c.members, d.members...)
+	c.input = c.input || d.input
+	c.outside = c.outside || d.outside
+	if d.nonEmpty {
+		if !c.nonEmpty {
+			c.lo, c.hi, c.nonEmpty = d.lo, d.hi, true
+		} else {
+			c.lo, c.hi = min(c.lo, d.lo), max(c.hi, d.hi)
+		}
+	}
+}
+
 // shareable reports whether output i of region g may share its cond
 // result's storage.
-func shareable(l *layout, uf unionFind, members map[*ir.Value][]*ir.Value, g *ir.Graph, outs []ir.Arg, i int) bool {
+// The class summaries hold while the tree is numbered as it was for owned
+// graphs.
+func shareable(l *layout, uf unionFind, cls map[*ir.Value]*condClass, owned int, g *ir.Graph, outs []ir.Arg, i int) bool {
 	o := outs[i].Value
 	if o.Def == nil || o.Tensor() == nil || !l.within(o.Graph, g) {
 		return false
@@ -101,7 +165,18 @@ func shareable(l *layout, uf unionFind, members map[*ir.Value][]*ir.Value, g *ir
 			return false
 		}
 	}
-	for _, v := range members[root] {
+	c := cls[root]
+	if c == nil {
+		return true
+	}
+	if c.input {
+		return false
+	}
+	if gi, ok := l.tree[g]; ok && !c.outside && l.treeOwned == owned && len(l.owner) == owned {
+		// Every member's graph within g: g's interval holds their hull.
+		return !c.nonEmpty || gi[0] <= c.lo && c.hi <= gi[1]
+	}
+	for _, v := range c.members {
 		if v.Def == nil || !l.within(v.Graph, g) {
 			return false
 		}

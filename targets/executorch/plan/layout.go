@@ -311,6 +311,16 @@ func (l *layout) usePos(u *ir.Node, def *ir.Graph) int {
 // within reports whether graph g is h or a cond or while region nested in h:
 // an interval test on the numbered owner tree (numberTree), O(1) however
 // deep the regions nest.
+// treeInterval is g's entry and exit numbers in the graph tree (ok false
+// when g is not in it).
+func (l *layout) treeInterval(g *ir.Graph) ([2]int, bool) {
+	if l.tree == nil || l.treeOwned != len(l.owner) {
+		l.numberTree()
+	}
+	iv, ok := l.tree[g]
+	return iv, ok
+}
+
 func (l *layout) within(g, h *ir.Graph) bool {
 	if l.tree == nil || l.treeOwned != len(l.owner) {
 		l.numberTree()
