@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
-	"strings"
 
 	"github.com/fxport/fxport/internal/pt2schema"
 	"github.com/fxport/fxport/ir"
@@ -33,8 +32,8 @@ func validName(s string) bool {
 // "cuda:0", "cuda", "meta".
 func deviceString(d pt2schema.Device) (string, error) {
 	t := d.Type
-	if t == "" || strings.ContainsAny(t, ":@ \"\n") {
-		return "", fmt.Errorf("bad device type %q", t)
+	if !validDeviceType(t) {
+		return "", fmt.Errorf("bad device type %q (torch's device types are lowercase names such as cpu, cuda, mps, meta)", t)
 	}
 	if d.Index != nil {
 		if *d.Index < 0 {
@@ -52,6 +51,21 @@ func deviceString(d pt2schema.Device) (string, error) {
 		return "", nil
 	}
 	return t, nil
+}
+
+// validDeviceType reports a name torch could give a device type: a
+// lowercase letter, then lowercase letters, digits and underscores.
+func validDeviceType(t string) bool {
+	if t == "" || len(t) > 64 || t[0] < 'a' || t[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // argDevice spells an as_device argument ("cpu" stays "cpu").
