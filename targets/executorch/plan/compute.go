@@ -29,9 +29,13 @@ func Compute(p *ir.Program, opt Options) (*Plan, error) {
 			continue
 		}
 		out.Classes++
+		// One copy of the segments per class, shared (read-only) by its
+		// members' entries: a class of one value per level of nested conds
+		// has a segment per level too.
+		live := append([]Span(nil), c.segs...)
 		for _, v := range c.members {
 			out.Values = append(out.Values, Entry{
-				Value: v, Class: c.id, Start: c.start, End: c.end, Live: append([]Span(nil), c.segs...),
+				Value: v, Class: c.id, Start: c.start, End: c.end, Live: live,
 				Alloc: Alloc{MemID: ArenaID, Offset: best.offset[c.id], Size: c.size},
 			})
 		}

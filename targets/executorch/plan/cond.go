@@ -135,6 +135,10 @@ func (c *condClass) merge(l *layout, d *condClass) {
 		*c = *d
 		return
 	}
+	if len(c.members) < len(d.members) {
+		// Append the smaller list (the order of members does not matter).
+		c.members, d.members = d.members, c.members
+	}
 	c.members = append(c.members, d.members...)
 	c.input = c.input || d.input
 	c.outside = c.outside || d.outside

@@ -100,6 +100,10 @@ type layout struct {
 	// out) so that within is O(1); built on first use for len(owner) graphs.
 	tree      map[*ir.Graph][2]int
 	treeOwned int
+	// loopOf memoizes enclosingLoop while owner and loop keep the sizes
+	// they had (loopOwned, loopLoops).
+	loopOf               map[*ir.Graph]enclosing
+	loopOwned, loopLoops int
 }
 
 func newLayout(main *ir.Graph) *layout {
@@ -225,19 +229,43 @@ func (l *layout) initOnly(u *ir.Node, v *ir.Value) (int, bool) {
 // enclosingLoop returns the span of the outermost while_loop or scan whose
 // regions hold graph g (used only with Options.wholeLoops).
 func (l *layout) enclosingLoop(g *ir.Graph) (Span, bool) {
-	var out Span
-	found := false
-	for g != nil {
-		c := l.owner[g]
+	if l.loopOf == nil || l.loopOwned != len(l.owner) || l.loopLoops != len(l.loop) {
+		l.loopOf = map[*ir.Graph]enclosing{}
+		l.loopOwned, l.loopLoops = len(l.owner), len(l.loop)
+	}
+	// The answer is the outermost loop on the way up: that of the nearest
+	// graph above with an answer, else the loop owning the graph. Walk up to
+	// a known graph (or the top), then fill in the answers on the way back.
+	var chain []*ir.Graph
+	var res enclosing
+	for h := g; ; {
+		if e, ok := l.loopOf[h]; ok {
+			res = e
+			break
+		}
+		c := l.owner[h]
 		if c == nil {
 			break
 		}
-		if s, ok := l.loop[c]; ok {
-			out, found = s, true
-		}
-		g = c.Graph
+		chain = append(chain, h)
+		h = c.Graph
 	}
-	return out, found
+	for i := len(chain) - 1; i >= 0; i-- {
+		h := chain[i]
+		if !res.found {
+			if s, ok := l.loop[l.owner[h]]; ok {
+				res = enclosing{s, true}
+			}
+		}
+		l.loopOf[h] = res
+	}
+	return res.span, res.found
+}
+
+// enclosing is a memoized enclosingLoop answer.
+type enclosing struct {
+	span  Span
+	found bool
 }
 
 // resolve maps a cond region input to the outer value it stands for
