@@ -83,6 +83,8 @@ var etDecompositions = append(append([]*rewrite.Pattern(nil), etCorePatterns...)
 	etDecomp("triu", etlOpTriu, etlTriu),
 	etDecomp("upsample-nearest2d", etlOpUpNearest, etlUpsampleVec),
 	etDecomp("upsample-bilinear2d", etlOpUpBilinear, etlUpsampleVec),
+	&rewrite.Pattern{Name: "unsafe-split", Root: ir.OpAtenUnsafeSplitTensor, Benefit: 1, Rewrite: etlSplitCopy(ir.OpAtenSplitCopyTensor)},
+	&rewrite.Pattern{Name: "unsafe-split-with-sizes", Root: ir.OpAtenUnsafeSplitWithSizes, Benefit: 1, Rewrite: etlSplitCopy(ir.OpAtenSplitWithSizesCopy)},
 	etDecomp("max-pool2d", etlOpMaxPool2d, func(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 		nn, err := b.CallKw(etlOpMaxPool2dIdx, nil, etlNamedArgs(n))
 		if err != nil {
@@ -109,6 +111,19 @@ func EtDecompositionNames() []string {
 		}
 	}
 	return out
+}
+
+// etlSplitCopy rewrites unsafe_split / unsafe_split_with_sizes (split
+// without the aliasing promise, which older programs hold) as the copying
+// split op with the same arguments, whose kernel the portable library has.
+func etlSplitCopy(to ir.Op) func(b *ir.Builder, n *ir.Node) ([]*ir.Value, error) {
+	return func(b *ir.Builder, n *ir.Node) ([]*ir.Value, error) {
+		nn, err := b.CallKw(to, nil, etlNamedArgs(n))
+		if err != nil {
+			return nil, err
+		}
+		return nn.Results, nil
+	}
 }
 
 // zeros_like / ones_like(x, dtype, layout, device, pin_memory,

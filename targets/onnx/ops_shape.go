@@ -215,7 +215,7 @@ func init() {
 		}
 		b.EmitN(results, "Split", []string{x, b.I64s(sizes...)}, AttrInt("axis", dim))
 		return nil
-	}, ir.OpAtenSplitTensor, ir.OpAtenSplitWithSizes, ir.OpAtenChunk)
+	}, ir.OpAtenSplitTensor, ir.OpAtenSplitWithSizes, ir.OpAtenChunk, ir.OpAtenUnsafeSplitTensor, ir.OpAtenUnsafeSplitWithSizes)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// sym_size.int: 0-d INT64 from Shape + Gather.
 		r := reader(b, n)

@@ -161,6 +161,12 @@ var opCases = []opCase{
   %e: f32[2, 4] = aten.cat.default([%a, %b], 1)
   %f: f32[2, 4] = aten.cat.default([%c, %d])
   %out: f32[2, 4] = aten.add.Tensor(%e, %f)`, "%x: f32[2, 4]", 0, 0},
+	{"unsafe-split", `
+  %a: f32[2, 3], %b: f32[2, 1] = aten.unsafe_split.Tensor(%x, 3, 1)
+  %c: f32[2, 1], %d: f32[2, 3] = aten.unsafe_split_with_sizes.default(%x, [1, 3], 1)
+  %e: f32[2, 4] = aten.cat.default([%b, %a], 1)
+  %f: f32[2, 4] = aten.cat.default([%d, %c], 1)
+  %out: f32[2, 4] = aten.sub.Tensor(%e, %f, alpha=2)`, "%x: f32[2, 4]", 0, 0},
 	{"linalg", `
   %a: f32[2, 5] = aten.mm.default(%x, %w)
   %b: f32[2, 5] = aten.addmm.default(%bias, %x, %w, beta=0.5, alpha=2)
