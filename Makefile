@@ -119,6 +119,14 @@ bench:
 anchors: build venv
 	$(VENV_PY) tools/anchors/anchors.py --fxport $(BIN) --out docs/benchmarks.md
 
+# The op-by-op conformance sweep: every Core ATen op as a one-op torch.export
+# program through fxport to ONNX, portable and XNNPACK, judged by ONNX Runtime
+# and the genuine ExecuTorch runtime, beside torch's own exporters
+# (tools/opsweep/results.json, docs/ops.md). OPS_DIR keeps the cases.
+OPS_DIR ?= $(OUT)/ops
+ops: venv
+	$(GO) run ./tools/opsweep -gen -anchors -cases $(OPS_DIR) -python $(VENV_PY)
+
 # Genuine torch.export stacks (decoder, ViT, ResNet blocks at ~1k/10k/100k
 # nodes), cached outside git ($$FXPORT_BENCH_CACHE or ~/.cache/fxport/bench),
 # and the benchmark that exports them through every target and fails when

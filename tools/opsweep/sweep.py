@@ -1,0 +1,320 @@
+"""The op-by-op conformance sweep's Python half (one process per step).
+
+  sweep.py gen OUTDIR [--anchors] [--only OP,...] [--dtypes f32,...]
+      For every case of cases.py at each of its dtypes: a one-op module
+      captured with genuine torch.export, decomposed to Core ATen
+      (run_decompositions) and saved as OUTDIR/<case>/program.pt2 with its
+      inputs and torch eager's outputs (input_<i>.npy, output_<i>.npy) and
+      meta.json (op, dtype, how outputs are judged, whether the op reached
+      the graph); OUTDIR/not_swept.json lists torch's Core ATen ops and
+      those not swept with the reason. With --anchors also torch's own exporters on the same
+      module: torch.onnx.export(dynamo=True) judged by onnx.checker and
+      ONNX Runtime, and exir (to_edge_transform_and_lower, portable and
+      with the XNNPACK partitioner, then to_executorch) judged by the
+      genuine ExecuTorch runtime; OUTDIR/anchors.json holds the verdicts.
+  sweep.py judge MANIFEST OUT
+      Judges fxport's files: MANIFEST is a JSON list of {name, kind
+      ("onnx"|"pte"), path, case (the case directory)}; OUT gets one
+      verdict per name ("pass" or "fail: why").
+
+Comparison with torch eager: floating outputs within 1e-4 x max(1, max|want|)
+(fp16/bf16: 1e-2), NaN and inf at the same places; integers and bools
+exactly; shapes and dtypes equal. Random and uninitialized outputs are
+judged by shape and dtype (and bounds where given).
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+import warnings
+
+warnings.filterwarnings("ignore")
+os.environ.setdefault("PYTHONWARNINGS", "ignore")
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases as C  # noqa: E402
+
+
+class OneOp(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def flat(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    res = []
+    for o in out:
+        res.extend(flat(o) if isinstance(o, (list, tuple)) else [o] if isinstance(o, torch.Tensor) else [])
+    return res
+
+
+def to_np(t):
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.numpy()
+
+
+def short(e):
+    s = str(e).strip().split("\n")[0]
+    return (type(e).__name__ + ": " + s)[:300]
+
+
+def compare(got, want, loose):
+    """'' when got matches torch's want, else why not."""
+    if tuple(got.shape) != tuple(want.shape):
+        return "shape %s, torch %s" % (tuple(got.shape), tuple(want.shape))
+    if got.dtype != want.dtype:
+        return "dtype %s, torch %s" % (got.dtype, want.dtype)
+    if loose is not None:
+        if loose == "shape" or got.numel() == 0:
+            return ""
+        if isinstance(loose, tuple):
+            lo, hi = loose
+            if got.double().min().item() < lo or got.double().max().item() > hi:
+                return "values outside [%g, %g]" % (lo, hi)
+        return ""
+    if want.dtype.is_floating_point:
+        g, w = got.double(), want.double()
+        if not torch.equal(torch.isnan(g), torch.isnan(w)):
+            return "NaN at other places"
+        fin = torch.isfinite(w)
+        if not torch.equal(g[~fin & ~torch.isnan(w)], w[~fin & ~torch.isnan(w)]):
+            return "inf at other places"
+        if fin.any():
+            err = (g[fin] - w[fin]).abs().max().item()
+            scale = max(1.0, w[fin].abs().max().item())
+            tol = 1e-2 if want.dtype in (torch.float16, torch.bfloat16) else 1e-4
+            if not err <= tol * scale:
+                return "max error %.3g (scale %.3g)" % (err, scale)
+        return ""
+    return "" if torch.equal(got, want) else "values differ"
+
+
+def compare_all(gots, wants, loose):
+    if len(gots) != len(wants):
+        return "%d outputs, torch %d" % (len(gots), len(wants))
+    for i, (g, w) in enumerate(zip(gots, wants)):
+        why = compare(g, w, loose)
+        if why:
+            return "output %d: %s" % (i, why)
+    return ""
+
+
+def run_ort(path, inputs):
+    import onnx
+    import onnxruntime as ort
+
+    onnx.checker.check_model(path, full_check=True)
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    feed = {}
+    for i, x in zip(sess.get_inputs(), inputs):
+        feed[i.name] = to_np(x)
+    outs = sess.run(None, feed)
+    res = []
+    for o in outs:
+        t = torch.from_numpy(np.array(o, order="C", copy=True)) if isinstance(o, np.ndarray) else torch.tensor(o)
+        res.append(t)
+    return res
+
+
+_rt = [None]
+
+
+def run_et(path, inputs):
+    from executorch.runtime import Runtime, Verification
+
+    if _rt[0] is None:
+        _rt[0] = Runtime.get()
+    prog = _rt[0].load_program(path, verification=Verification.InternalConsistency)
+    m = prog.load_method("forward")
+    outs = m.execute([x.contiguous() for x in inputs])
+    return [o for o in outs if isinstance(o, torch.Tensor)]
+
+
+def verdict(fn):
+    try:
+        why = fn()
+        return "pass" if not why else "fail: " + why
+    except Exception as e:  # the judge's refusal is the verdict
+        return "fail: " + short(e)
+
+
+def case_names():
+    for op in sorted(C.CASES):
+        for dt in C.DTYPES[op]:
+            yield op, dt, "%s.%s" % (op[len("aten."):], dt)
+
+
+def core_ops():
+    """The IR names of torch's Core ATen overloads (torch.Tag.core)."""
+    out = []
+    for name in sorted(dir(torch.ops.aten)):
+        try:
+            packet = getattr(torch.ops.aten, name)
+        except (AttributeError, RuntimeError):
+            continue
+        if not hasattr(packet, "overloads"):
+            continue
+        for ov in packet.overloads():
+            if torch.Tag.core in getattr(packet, ov).tags:
+                out.append("aten.%s.%s" % (name, ov))
+    return sorted(out)
+
+
+def ops_in(ep):
+    seen = set()
+    for n in ep.graph.nodes:
+        if n.op == "call_function" and hasattr(n.target, "_schema"):
+            seen.add(str(n.target).replace("::", ".").replace("aten.", "aten.", 1))
+            name = n.target.name()  # aten::add.Tensor
+            ns, rest = name.split("::")
+            if "." not in rest:
+                rest += ".default"
+            seen.add(ns + "." + rest)
+    return seen
+
+
+def gen(outdir, anchors, only, dtypes):
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "not_swept.json"), "w") as f:
+        json.dump({"torch": torch.__version__.split("+")[0], "not_swept": C.NOT_SWEPT, "core": core_ops()}, f, indent=1, sort_keys=True)
+    anchor_rows = {}
+    apath = os.path.join(outdir, "anchors.json")
+    if anchors and os.path.exists(apath):
+        with open(apath) as f:
+            anchor_rows = json.load(f)
+    t0 = time.time()
+    for op, dt, name in case_names():
+        if only and op not in only or dtypes and dt not in dtypes:
+            continue
+        if anchors and name in anchor_rows:
+            continue
+        d = os.path.join(outdir, name)
+        os.makedirs(d, exist_ok=True)
+        meta = {"op": op, "dtype": dt, "loose": C.LOOSE.get(op), "core": op not in C.EXTRA}
+        try:
+            C._seed[0] = sum(map(ord, name))  # stable per case: inputs do not depend on the set swept
+            inputs, fn = C.CASES[op](dt)
+            mod = OneOp(fn)
+            torch.manual_seed(0)
+            wants = flat(fn(*inputs))
+            ep = torch.export.export(mod, tuple(inputs))
+            core = ep
+            if op not in C.EXTRA:
+                # torch's Core ATen table minus the op itself: a few core ops
+                # (fill, the pads, squeeze.dim, var.dim) have an entry there.
+                table = torch.export.default_decompositions()
+                table.pop(eval("torch.ops." + op), None)
+                core = ep.run_decompositions(table)
+            graph_op = op.split("_scales")[0] if op.endswith("_scales") else op
+            meta["in_graph"] = graph_op in ops_in(core)
+            torch.export.save(core, os.path.join(d, "program.pt2"))
+        except Exception as e:
+            meta["capture_error"] = short(e)
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump(meta, f, indent=1, sort_keys=True)
+            print("capture %s: %s" % (name, meta["capture_error"]), file=sys.stderr)
+            continue
+        for i, x in enumerate(inputs):
+            np.save(os.path.join(d, "input_%d.npy" % i), to_np(x))
+        for i, w in enumerate(wants):
+            np.save(os.path.join(d, "output_%d.npy" % i), to_np(w))
+        meta["outputs"] = len(wants)
+        meta["bf16_outputs"] = [i for i, w in enumerate(wants) if w.dtype == torch.bfloat16]
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump(meta, f, indent=1, sort_keys=True)
+        if anchors:
+            loose = C.LOOSE.get(op)
+            row = {}
+            p = os.path.join(d, "anchor.onnx")
+
+            def onnx_anchor():
+                prog = torch.onnx.export(mod, tuple(inputs), dynamo=True, verbose=False)
+                prog.save(p)
+                return compare_all(run_ort(p, inputs), wants, loose)
+
+            row["onnx"] = verdict(onnx_anchor)
+            for tgt in ("portable", "xnnpack"):
+                pte = os.path.join(d, "anchor.%s.pte" % tgt)
+
+                def exir_anchor():
+                    from executorch.exir import to_edge_transform_and_lower
+
+                    parts = []
+                    if tgt == "xnnpack":
+                        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+                        parts = [XnnpackPartitioner()]
+                    et = to_edge_transform_and_lower(torch.export.export(mod, tuple(inputs)), partitioner=parts).to_executorch()
+                    with open(pte, "wb") as f:
+                        f.write(et.buffer)
+                    return compare_all(run_et(pte, inputs), wants, loose)
+
+                row[tgt] = verdict(exir_anchor)
+            anchor_rows[name] = row
+            with open(apath + ".tmp", "w") as f:
+                json.dump(anchor_rows, f, indent=1, sort_keys=True)
+            os.replace(apath + ".tmp", apath)
+            print("%s %.0fs onnx=%s portable=%s xnnpack=%s" % (name, time.time() - t0, row["onnx"][:40], row["portable"][:40], row["xnnpack"][:40]), file=sys.stderr)
+
+
+def load_np(path):
+    a = np.load(path)
+    return torch.from_numpy(np.array(a, order="C", copy=True))  # keeps 0-d arrays 0-d
+
+
+def judge(manifest, out):
+    with open(manifest) as f:
+        items = json.load(f)
+    res = {}
+    for it in items:
+        d = it["case"]
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+        inputs = []
+        i = 0
+        while os.path.exists(os.path.join(d, "input_%d.npy" % i)):
+            inputs.append(load_np(os.path.join(d, "input_%d.npy" % i)))
+            i += 1
+        wants = [load_np(os.path.join(d, "output_%d.npy" % i)) for i in range(meta["outputs"])]
+        for i in meta.get("bf16_outputs", []):
+            wants[i] = wants[i].to(torch.bfloat16)
+        loose = meta.get("loose")
+        if isinstance(loose, list):
+            loose = tuple(loose)
+        if it["kind"] == "onnx":
+            res[it["name"]] = verdict(lambda: compare_all(run_ort(it["path"], inputs), wants, loose))
+        else:
+            res[it["name"]] = verdict(lambda: compare_all(run_et(it["path"], inputs), wants, loose))
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "gen":
+        only = set()
+        if "--only" in sys.argv:
+            only = set(sys.argv[sys.argv.index("--only") + 1].split(","))
+        dtypes = set()
+        if "--dtypes" in sys.argv:
+            dtypes = set(sys.argv[sys.argv.index("--dtypes") + 1].split(","))
+        gen(sys.argv[2], "--anchors" in sys.argv, only, dtypes)
+    elif len(sys.argv) == 4 and sys.argv[1] == "judge":
+        judge(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
