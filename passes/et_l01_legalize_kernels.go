@@ -31,7 +31,8 @@ inference native_batch_norm, arange.start, zeros_like and ones_like
 (full_like), softplus (its formula with the threshold), index_copy
 (index_put), triu (tril of a mask, where), upsample_nearest2d and
 upsample_bilinear2d (their .vec overloads), unsafe_split and
-unsafe_split_with_sizes (split_copy, split_with_sizes_copy). The nodes the decompositions
+unsafe_split_with_sizes (split_copy, split_with_sizes_copy), empty_strided
+with contiguous strides (empty.memory_format). The nodes the decompositions
 build are legalized in turn. A node left without a kernel fails the export:
 the error lists every such node with its op, graph and source line.`,
 	Run: runLegalizeKernels,

@@ -83,6 +83,7 @@ var etDecompositions = append(append([]*rewrite.Pattern(nil), etCorePatterns...)
 	etDecomp("triu", etlOpTriu, etlTriu),
 	etDecomp("upsample-nearest2d", etlOpUpNearest, etlUpsampleVec),
 	etDecomp("upsample-bilinear2d", etlOpUpBilinear, etlUpsampleVec),
+	etDecomp("empty-strided", ir.OpAtenEmptyStrided, etlEmptyStrided),
 	&rewrite.Pattern{Name: "unsafe-split", Root: ir.OpAtenUnsafeSplitTensor, Benefit: 1, Rewrite: etlSplitCopy(ir.OpAtenSplitCopyTensor)},
 	&rewrite.Pattern{Name: "unsafe-split-with-sizes", Root: ir.OpAtenUnsafeSplitWithSizes, Benefit: 1, Rewrite: etlSplitCopy(ir.OpAtenSplitWithSizesCopy)},
 	etDecomp("max-pool2d", etlOpMaxPool2d, func(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
@@ -111,6 +112,31 @@ func EtDecompositionNames() []string {
 		}
 	}
 	return out
+}
+
+// empty_strided(size, stride, dtype, layout, device, pin_memory) with the
+// contiguous strides of size → empty.memory_format(size, same keywords),
+// whose out variant the portable library has; other strides stay (nil).
+func etlEmptyStrided(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
+	size, stride := n.Arg("size"), n.Arg("stride")
+	if size.Kind != ir.ArgList || stride.Kind != ir.ArgList || len(size.List) != len(stride.List) {
+		return nil, nil
+	}
+	want := int64(1)
+	for i := len(size.List) - 1; i >= 0; i-- {
+		d, s := size.List[i], stride.List[i]
+		if d.Kind != ir.ArgInt || s.Kind != ir.ArgInt || (d.Int != 1 && s.Int != want) {
+			return nil, nil
+		}
+		want *= d.Int
+	}
+	kw := etlNamedArgs(n)
+	delete(kw, "stride")
+	nn, err := b.CallKw(ir.OpAtenEmptyMemoryFormat, nil, kw)
+	if err != nil {
+		return nil, err
+	}
+	return nn.Result(), nil
 }
 
 // etlSplitCopy rewrites unsafe_split / unsafe_split_with_sizes (split

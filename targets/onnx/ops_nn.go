@@ -119,9 +119,16 @@ func init() {
 		}
 		b.Emit(n.Results[0], "BatchNormalization", []string{x, scale, bias, mean, vr}, AttrFloat("epsilon", eps))
 		for _, res := range n.Results[1:] {
-			if res.NumUses() > 0 {
+			if res.NumUses() == 0 {
+				continue
+			}
+			// Inference batch norm saves no statistics: torch returns them
+			// as empty tensors, which a constant gives.
+			t := res.Tensor()
+			if d, ok := t.Shape[0].Const(); t.Rank() != 1 || !ok || d != 0 {
 				return fmt.Errorf("batch norm's saved mean/invstd outputs are used; not lowered")
 			}
+			b.Emit(res, "Identity", []string{b.fill(t.DType, []int64{0}, 0)})
 		}
 		return nil
 	}
@@ -151,7 +158,24 @@ func init() {
 				results[i] = res
 			}
 		}
-		// torch's rstd output is ONNX's InvStdDev.
+		// torch's rstd output is ONNX's InvStdDev. ONNX computes Mean and
+		// InvStdDev in float (stash_type 1) where torch keeps the input's
+		// dtype (fp16, bf16): those come out through a Cast.
+		if dt != ir.Float32 && len(results) == 3 && (results[1] != nil || results[2] != nil) {
+			outs := b.TmpN("LayerNormalization", ins, 3, AttrInt("axis", axis), AttrFloat("epsilon", eps))
+			b.Emit(results[0], "Identity", []string{outs[0]})
+			for i := 1; i < 3; i++ {
+				if results[i] == nil {
+					continue
+				}
+				c, err := b.CastTo(outs[i], ir.Float32, results[i].Tensor().DType)
+				if err != nil {
+					return err
+				}
+				b.Emit(results[i], "Identity", []string{c})
+			}
+			return r.err
+		}
 		b.EmitN(results, "LayerNormalization", ins, AttrInt("axis", axis), AttrFloat("epsilon", eps))
 		return r.err
 	}
