@@ -116,9 +116,9 @@ func (r *runFlags) config(stderr io.Writer) pm.Config {
 
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", stderr)
-	fs.Int64Var(&pt2.MaxJSONBytes, "max-json-bytes", pt2.MaxJSONBytes, "refuse a .pt2 JSON record (program, weights config) of more bytes, inflated")
-	fs.Int64Var(&fxtext.MaxTextBytes, "max-text-bytes", fxtext.MaxTextBytes, "refuse an FX or IR text input of more bytes")
-	fs.IntVar(&fxtext.MaxListElements, "max-list-elements", fxtext.MaxListElements, "refuse an FX text list, tuple or argument list of more elements")
+	fs.Int64Var(&pt2.MaxJSONBytes, "max-json-bytes", pt2.DefaultMaxJSONBytes, "refuse a .pt2 JSON record (program, weights config) of more bytes, inflated")
+	fs.Int64Var(&fxtext.MaxTextBytes, "max-text-bytes", fxtext.DefaultMaxTextBytes, "refuse an FX or IR text input of more bytes")
+	fs.IntVar(&fxtext.MaxListElements, "max-list-elements", fxtext.DefaultMaxListElements, "refuse an FX text list, tuple or argument list of more elements")
 	target := fs.String("target", "", "target: "+targetNames())
 	backend := fs.String("backend", "", "backend for --target executorch (executorch.xnnpack, executorch.cuda, executorch.portable, …)")
 	out := fs.String("o", "", "output file (one target) or directory (--target all)")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fxport/fxport/tests/attack"
 )
 
 // BenchmarkHostileShapes runs the command line's code path on inputs that
@@ -46,19 +48,6 @@ func BenchmarkHostileShapes(b *testing.B) {
 		fmt.Fprintf(&s, "  return %%%s\n}\n", prev)
 		return s.String()
 	}
-	nestedCond := func(depth int) string {
-		var s strings.Builder
-		s.WriteString("graph forward(%x: f32[4]) {\n")
-		for i := range depth {
-			fmt.Fprintf(&s, "%%c%d: f32[4] = higher_order.cond(True, ^t%d, ^e%d, [%%x])\n^t%d(%%x: f32[4]) {\n", i, i, i, i)
-		}
-		s.WriteString("return %x\n")
-		for i := depth - 1; i >= 0; i-- {
-			fmt.Fprintf(&s, "}\n^e%d(%%x: f32[4]) {\nreturn %%x\n}\nreturn %%c%d\n", i, i)
-		}
-		s.WriteString("}\n")
-		return s.String()
-	}
 	longLine := "def forward(self, x):\n    _assert_async = torch.ops.aten._assert_async.msg(x, '" + strings.Repeat("a", 10<<20) + "');  _assert_async = None\n    relu = torch.ops.aten.relu.default(x);  x = None\n    return (relu,)\n"
 	listType := "graph forward(%x: " + strings.Repeat("list<", 100_000) + "f32[4]" + strings.Repeat(">", 100_000) + ") {\n  return %x\n}\n"
 	cases := []struct {
@@ -72,8 +61,8 @@ func BenchmarkHostileShapes(b *testing.B) {
 		{"fx-line-10MB", write("l10.fx", longLine), []string{"parse", "FILE", "--input-types", "x=f32[4]"}},
 		{"ir-nodes-10k", write("n10k.fxir", irNodes(10_000)), []string{"parse", "FILE"}},
 		{"ir-nodes-100k", write("n100k.fxir", irNodes(100_000)), []string{"parse", "FILE"}},
-		{"ir-cond-depth-1000", write("c1k.fxir", nestedCond(1_000)), []string{"export", "FILE", "--target", "dynamo", "-o", filepath.Join(dir, "c1k.pt2")}},
-		{"ir-cond-depth-10000", write("c10k.fxir", nestedCond(10_000)), []string{"export", "FILE", "--target", "dynamo", "-o", filepath.Join(dir, "c10k.pt2")}},
+		{"ir-cond-depth-1000", write("c1k.fxir", string(attack.NestedCond(1_000))), []string{"export", "FILE", "--target", "dynamo", "-o", filepath.Join(dir, "c1k.pt2")}},
+		{"ir-cond-depth-10000", write("c10k.fxir", string(attack.NestedCond(10_000))), []string{"export", "FILE", "--target", "dynamo", "-o", filepath.Join(dir, "c10k.pt2")}},
 		{"ir-list-type-depth-10000", write("t10k.fxir", strings.ReplaceAll(strings.ReplaceAll(listType, strings.Repeat("list<", 100_000), strings.Repeat("list<", 10_000)), strings.Repeat(">", 100_000), strings.Repeat(">", 10_000))), []string{"parse", "FILE"}},
 		{"ir-list-type-depth-100000", write("t100k.fxir", listType), []string{"parse", "FILE"}},
 	}

@@ -29,6 +29,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fxport/fxport/frontends/fxtext"
+	"github.com/fxport/fxport/frontends/pt2"
+
 	"github.com/fxport/fxport/internal/atomicfile"
 
 	_ "github.com/fxport/fxport/passes"             // the ExecuTorch workarounds (and the Dynamo stages)
@@ -91,6 +94,10 @@ func (e errReported) Error() string { return "failed" }
 var errUsage = errors.New("usage")
 
 func run(args []string, stdout, stderr io.Writer) int {
+	// The readers' limits are package settings that flags raise: every
+	// command starts from the defaults, so one run's flags never carry into
+	// the next run in the same process (tests, embedders of run).
+	pt2.MaxJSONBytes, fxtext.MaxTextBytes, fxtext.MaxListElements = pt2.DefaultMaxJSONBytes, fxtext.DefaultMaxTextBytes, fxtext.DefaultMaxListElements
 	if len(args) == 0 {
 		usage(stderr)
 		return 2

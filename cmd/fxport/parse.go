@@ -18,9 +18,9 @@ import (
 
 func runParse(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("parse", stderr)
-	fs.Int64Var(&pt2.MaxJSONBytes, "max-json-bytes", pt2.MaxJSONBytes, "refuse a .pt2 JSON record (program, weights config) of more bytes, inflated")
-	fs.Int64Var(&fxtext.MaxTextBytes, "max-text-bytes", fxtext.MaxTextBytes, "refuse an FX or IR text input of more bytes")
-	fs.IntVar(&fxtext.MaxListElements, "max-list-elements", fxtext.MaxListElements, "refuse an FX text list, tuple or argument list of more elements")
+	fs.Int64Var(&pt2.MaxJSONBytes, "max-json-bytes", pt2.DefaultMaxJSONBytes, "refuse a .pt2 JSON record (program, weights config) of more bytes, inflated")
+	fs.Int64Var(&fxtext.MaxTextBytes, "max-text-bytes", fxtext.DefaultMaxTextBytes, "refuse an FX or IR text input of more bytes")
+	fs.IntVar(&fxtext.MaxListElements, "max-list-elements", fxtext.DefaultMaxListElements, "refuse an FX text list, tuple or argument list of more elements")
 	verify := fs.Bool("verify", true, "run the IR verifier")
 	verifyTypes := fs.Bool("verify-types", false, "also re-run shape/dtype inference on every node, and fail naming every value whose type is still unknown")
 	inputTypes := fs.String("input-types", "", "types of the inputs an FX text dump does not annotate: 'x=f32[2,3],y=i64[4]'")

@@ -11,12 +11,18 @@ import (
 // MaxTextBytes bounds an FX text dump read from a file (64 MiB by default:
 // torch's dump of a 100,000-node program is about 30 MB); fxport
 // parse/export --max-text-bytes raises it. IR text shares the limit.
-var MaxTextBytes int64 = 64 << 20
+var MaxTextBytes int64 = DefaultMaxTextBytes
+
+// DefaultMaxTextBytes is MaxTextBytes' default.
+const DefaultMaxTextBytes = 64 << 20
 
 // MaxListElements bounds one list, tuple, dict or argument list of a dump
 // (100,000 by default: torch prints sizes, dims and operand lists, never
 // data); fxport parse/export --max-list-elements raises it.
-var MaxListElements = 100_000
+var MaxListElements = DefaultMaxListElements
+
+// DefaultMaxListElements is MaxListElements' default.
+const DefaultMaxListElements = 100_000
 
 // tooMany is the error for a list longer than MaxListElements.
 func tooMany(file string, p pos) error {

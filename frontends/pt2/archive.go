@@ -13,7 +13,10 @@ import (
 // MaxJSONBytes bounds a program or payload-config JSON record (inflated):
 // 512 MiB by default; fxport parse/export --max-json-bytes raises it for a
 // program that needs more (docs/reliability.md).
-var MaxJSONBytes int64 = 512 << 20
+var MaxJSONBytes int64 = DefaultMaxJSONBytes
+
+// DefaultMaxJSONBytes is MaxJSONBytes' default.
+const DefaultMaxJSONBytes = 512 << 20
 
 // Limits that keep hostile archives from exhausting memory.
 const (

@@ -135,3 +135,33 @@ func Tool(tb testing.TB, name, install string) string {
 	}
 	return p
 }
+
+// FreshFromPython runs script (a path under the checkout root) in the
+// project's Python environment with "-o" and a temporary file, and fails tb
+// unless what it writes equals committed (a path under the root): the check
+// that a file generated from the installed packages is fresh. stale is the
+// failure message (what to run to regenerate). It returns what the script
+// wrote.
+func FreshFromPython(tb testing.TB, script, committed, stale string) []byte {
+	tb.Helper()
+	py := Python(tb)
+	root := Root(tb)
+	out := filepath.Join(tb.TempDir(), filepath.Base(committed))
+	cmd := exec.Command(py, filepath.Join(root, script), "-o", out)
+	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("%s: %v\n%s", script, err, msg)
+	}
+	fresh, err := os.ReadFile(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(root, committed))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if string(got) != string(fresh) {
+		tb.Fatalf("%s: %s", committed, stale)
+	}
+	return fresh
+}

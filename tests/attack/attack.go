@@ -310,19 +310,6 @@ func bigCases() []Case {
 	}
 	zw.Close()
 	deep := `{"schema_version": {"major": 8, "minor": 0}, "graph_module": ` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + "}"
-	nested := func(depth int) []byte {
-		var b strings.Builder
-		b.WriteString("graph forward(%x: f32[4]) {\n")
-		for i := range depth {
-			fmt.Fprintf(&b, "%%c%d: f32[4] = higher_order.cond(True, ^t%d, ^e%d, [%%x])\n^t%d(%%x: f32[4]) {\n", i, i, i, i)
-		}
-		b.WriteString("return %x\n")
-		for i := depth - 1; i >= 0; i-- {
-			fmt.Fprintf(&b, "}\n^e%d(%%x: f32[4]) {\nreturn %%x\n}\nreturn %%c%d\n", i, i)
-		}
-		b.WriteString("}\n")
-		return []byte(b.String())
-	}
 	// A 9 MB FX dump whose one node takes a list of three million ints.
 	longList := "graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %s : [num_users=1] = call_function[target=torch.ops.aten.sum.dim_IntList](args = (%x, [" +
 		strings.Repeat("1, ", 3_000_000) + "1]), kwargs = {})\n    return (s,)\n"
@@ -333,10 +320,26 @@ func bigCases() []Case {
 		// Legal, deep: parsed, verified and printed at depth 10,000; lowered
 		// to ExecuTorch at depth 1,000 (plan-memory is still quadratic in
 		// the depth: docs/reliability.md).
-		{Name: "big_nested_cond_10000.fxir", Data: nested(10_000), Big: true, Args: []string{"export", "FILE", "--target", "dynamo", "-o", "OUT"}},
-		{Name: "big_nested_cond_1000.fxir", Data: nested(1_000), Big: true, Args: []string{"export", "FILE", "--target", "executorch-portable", "-o", "OUT"}},
+		{Name: "big_nested_cond_10000.fxir", Data: NestedCond(10_000), Big: true, Args: []string{"export", "FILE", "--target", "dynamo", "-o", "OUT"}},
+		{Name: "big_nested_cond_1000.fxir", Data: NestedCond(1_000), Big: true, Args: []string{"export", "FILE", "--target", "executorch-portable", "-o", "OUT"}},
 		{Name: "big_deep_list_type.fxir", Data: []byte(deepType), Big: true, Args: parse, Want: ""},
 		{Name: "big_long_list.fx", Data: []byte(longList), Big: true, Args: parse, Want: "more than 100000 elements"},
 		{Name: "big_text_over_limit.fx", Data: []byte(longList), Big: true, Args: []string{"parse", "FILE", "--max-text-bytes", "1000000"}, Want: "over the 1000000-byte input limit"},
 	}
+}
+
+// NestedCond is IR text of a legal program whose cond nests depth deep
+// (each true branch holds the next cond).
+func NestedCond(depth int) []byte {
+	var b strings.Builder
+	b.WriteString("graph forward(%x: f32[4]) {\n")
+	for i := range depth {
+		fmt.Fprintf(&b, "%%c%d: f32[4] = higher_order.cond(True, ^t%d, ^e%d, [%%x])\n^t%d(%%x: f32[4]) {\n", i, i, i, i)
+	}
+	b.WriteString("return %x\n")
+	for i := depth - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, "}\n^e%d(%%x: f32[4]) {\nreturn %%x\n}\nreturn %%c%d\n", i, i)
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
 }
