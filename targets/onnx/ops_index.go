@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/ir/sym"
 )
 
 func init() {
@@ -137,6 +138,9 @@ func init() {
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// as_strided over a contiguous input: a Gather of the flattened
 		// input with the statically computed element offsets.
+		if asStridedIsReshape(n) {
+			return reshapeTo(b, n)
+		}
 		r := reader(b, n)
 		x := r.T("self")
 		size, stride := r.Ints("size"), r.Ints("stride")
@@ -296,4 +300,74 @@ func indexMulti(b *Builder, n *ir.Node, r *argReader) error {
 	}
 	b.Emit(n.Results[0], "Transpose", []string{g}, AttrInts("perm", p2...))
 	return nil
+}
+
+// asStridedIsReshape reports whether an as_strided node reads every element
+// of its contiguous input in order: offset 0, the result's contiguous
+// strides, and as many elements as the input (the same symbolic dims in the
+// same order, equal static products). That is a Reshape to the result's
+// shape, symbolic dims included (what adaptive_avg_pool1d decomposes to
+// under a dynamic batch: swin's pooler).
+func asStridedIsReshape(n *ir.Node) bool {
+	in, out := n.Arg("self").Value.Tensor(), n.Results[0].Tensor()
+	if in == nil || out == nil || !in.IsContiguous() {
+		return false
+	}
+	if off := n.Arg("storage_offset"); off.Kind != ir.ArgNone && !(off.Kind == ir.ArgInt && off.Int == 0) {
+		return false
+	}
+	st := n.Arg("stride")
+	if st.Kind != ir.ArgList || len(st.List) != out.Rank() {
+		return false
+	}
+	want := int64(1)
+	for d := out.Rank() - 1; d >= 0; d-- {
+		e := st.List[d]
+		if out.Rank() > 0 && out.Shape[d].IsConst() {
+			if k, _ := out.Shape[d].Const(); k == 1 {
+				if e.Kind != ir.ArgInt {
+					return false
+				}
+				continue // the stride of a size-1 dim is never used
+			}
+		}
+		if e.Kind != ir.ArgInt || e.Int != want || want < 0 {
+			return false
+		}
+		k, ok := out.Shape[d].Const()
+		if !ok {
+			want = -1 // a stride past a symbolic dim would be symbolic
+			continue
+		}
+		want *= k
+	}
+	return sameElements(in.Shape, out.Shape)
+}
+
+// sameElements: the symbolic dims of a and b agree in order and their
+// static dims have equal products.
+func sameElements(a, b []sym.Expr) bool {
+	split := func(s []sym.Expr) (int64, []string) {
+		p := int64(1)
+		var syms []string
+		for _, d := range s {
+			if k, ok := d.Const(); ok {
+				p *= k
+			} else {
+				syms = append(syms, d.String())
+			}
+		}
+		return p, syms
+	}
+	pa, sa := split(a)
+	pb, sb := split(b)
+	if pa != pb || len(sa) != len(sb) {
+		return false
+	}
+	for i := range sa {
+		if sa[i] != sb[i] {
+			return false
+		}
+	}
+	return true
 }
