@@ -24,7 +24,7 @@ import (
 	"github.com/fxport/fxport/internal/checkout"
 )
 
-//go:embed fxport_capture/*.py
+//go:embed fxport_capture/*.py fxport_capture/*.json
 var pkg embed.FS
 
 // Options say which Python runs the capture and where its output goes.
@@ -105,7 +105,7 @@ func FindPython() (string, error) {
 // named by the content's hash (so a new fxport never runs an old copy), and
 // returns the folder to put on PYTHONPATH.
 func unpack() (string, error) {
-	names, err := fs.Glob(pkg, "fxport_capture/*.py")
+	names, err := fs.Glob(pkg, "fxport_capture/*.*")
 	if err != nil {
 		return "", err
 	}

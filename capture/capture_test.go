@@ -123,3 +123,53 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// TestExportSkipsRefused: a module whose class EXPORT_SKIPS lists is refused
+// before torch.export runs, in one line naming the table and its reason;
+// every entry of the data file has a scope, classes, a reason and the fix it
+// waits for.
+func TestExportSkipsRefused(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("fxport_capture", "export_skips.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entries []struct {
+			Scope, Reason, Fix string
+			Classes            []string
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("export_skips.json: %v", err)
+	}
+	if len(doc.Entries) == 0 {
+		t.Fatal("export_skips.json has no entries")
+	}
+	for i, e := range doc.Entries {
+		if e.Scope != "all" || e.Reason == "" || e.Fix == "" || len(e.Classes) == 0 {
+			t.Errorf("entry %d: %+v: want scope all, classes, a reason and a fix", i, e)
+		}
+	}
+	py := testenv.Python(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "skipped.py")
+	code := "import torch\n\nclass VideoMAEForPreTraining(torch.nn.Module):\n    def forward(self, x):\n        return x + 1\n\n" +
+		"def factory():\n    return VideoMAEForPreTraining(), (torch.ones(2),)\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err = capture.Run(context.Background(), []string{"--model", src + ":factory", "-o", filepath.Join(dir, "out")},
+		capture.Options{Python: py, Stdout: &stdout, Stderr: &stderr})
+	var ee *capture.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("err = %v, want the capture refused", err)
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "EXPORT_SKIPS") || !strings.Contains(msg, "loss") || !strings.Contains(msg, "--ignore-skips") {
+		t.Errorf("stderr = %q, want one line naming EXPORT_SKIPS, the reason and --ignore-skips", msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "program.pt2")); err == nil {
+		t.Error("a refused capture wrote program.pt2")
+	}
+}

@@ -42,6 +42,7 @@ def main(argv=None):
     ap.add_argument("--dynamic", action="store_true", help="Dim.AUTO on every dim of every input (DYN-S04)")
     ap.add_argument("--dim", action="append", type=_parse_dim, default=[], metavar="INPUT.DIM=[NAME:]MIN:MAX", help="a dynamic dim with a range (and a symbol name)")
     ap.add_argument("--no-decompose", action="store_true", help="save the program as exported, before run_decompositions()")
+    ap.add_argument("--ignore-skips", action="store_true", help="capture a model class EXPORT_SKIPS lists (export_skips.json) anyway")
     ap.add_argument("-o", "--out", required=True, metavar="DIR")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--traceback", action="store_true", help="on failure, print Python's traceback too")
@@ -86,6 +87,7 @@ def main(argv=None):
             dims=args.dim,
             factory_dynamic=factory_dynamic,
             decompose=not args.no_decompose,
+            ignore_skips=args.ignore_skips,
         )
     except CaptureError as e:
         if args.traceback:

@@ -8,6 +8,7 @@ import time
 import torch
 import torch.utils._pytree as pytree
 
+from . import skips
 from . import steps as S
 from .errors import CaptureError
 
@@ -104,10 +105,17 @@ def capture(
     factory_dynamic=None,
     decompose=True,
     contiguous=True,
+    ignore_skips=False,
 ):
     """Export ``model`` on ``inputs`` (a tuple of positional inputs or a dict
     of keyword inputs) into ``out_dir`` and return the report dict."""
     report = S.Report()
+    skip = skips.lookup(type(model).__name__)
+    if skip and not ignore_skips:
+        raise CaptureError(
+            f"{type(model).__name__} is in EXPORT_SKIPS: {skip['reason']} (waits for: {skip['fix']}); "
+            f"--ignore-skips tries anyway"
+        )
     model.eval()
     if isinstance(inputs, tuple):
         sig_names = [p for p in __import__("inspect").signature(model.forward).parameters][: len(inputs)]
