@@ -32,7 +32,9 @@ inference native_batch_norm, arange.start, zeros_like and ones_like
 (index_put), triu (tril of a mask, where), upsample_nearest2d and
 upsample_bilinear2d (their .vec overloads), unsafe_split and
 unsafe_split_with_sizes (split_copy, split_with_sizes_copy), empty_strided
-with contiguous strides (empty.memory_format). The nodes the decompositions
+with contiguous strides (empty.memory_format), and integer remainder.Tensor
+(a - floor_divide(a, b) * b: the portable kernel truncates where torch
+floors). The nodes the decompositions
 build are legalized in turn. A node left without a kernel fails the export:
 the error lists every such node with its op, graph and source line.`,
 	Run: runLegalizeKernels,
@@ -66,10 +68,24 @@ func EtHasKernel(op ir.Op) bool {
 	return false
 }
 
+// etlKernelDisagrees reports whether the portable kernel of n's op
+// computes something else than torch for n's arguments (judged on the
+// genuine runtime by the op sweep, docs/ops.md): remainder.Tensor on
+// integers gives C's truncated remainder (-3 rem 9 = -3) where torch's is
+// floored (6).
+func etlKernelDisagrees(n *ir.Node) bool {
+	if n.Op != ir.OpAtenRemainderTensor || len(n.Results) != 1 || n.Result().Tensor() == nil {
+		return false
+	}
+	return n.Result().Tensor().DType.IsInteger()
+}
+
 // etlLegal reports whether n may stay for the ExecuTorch kernels.
 func etlLegal(n *ir.Node) bool {
 	info := n.Op.Info()
 	switch {
+	case etlKernelDisagrees(n):
+		return false
 	case EtHasKernel(n.Op), etlLegalNamespaces[info.Namespace], etlPrimKernels[n.Op]:
 		return true
 	case n.Op.Has(ir.PropSymbolic), n.Op.Has(ir.PropView), n.Op.Has(ir.PropInplace), n.Op.Has(ir.PropHigherOrder), n.Op.Has(ir.PropSideEffects):

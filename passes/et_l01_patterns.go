@@ -84,6 +84,7 @@ var etDecompositions = append(append([]*rewrite.Pattern(nil), etCorePatterns...)
 	etDecomp("upsample-nearest2d", etlOpUpNearest, etlUpsampleVec),
 	etDecomp("upsample-bilinear2d", etlOpUpBilinear, etlUpsampleVec),
 	etDecomp("empty-strided", ir.OpAtenEmptyStrided, etlEmptyStrided),
+	etDecomp("remainder-int", ir.OpAtenRemainderTensor, etlRemainderInt),
 	&rewrite.Pattern{Name: "unsafe-split", Root: ir.OpAtenUnsafeSplitTensor, Benefit: 1, Rewrite: etlSplitCopy(ir.OpAtenSplitCopyTensor)},
 	&rewrite.Pattern{Name: "unsafe-split-with-sizes", Root: ir.OpAtenUnsafeSplitWithSizes, Benefit: 1, Rewrite: etlSplitCopy(ir.OpAtenSplitWithSizesCopy)},
 	etDecomp("max-pool2d", etlOpMaxPool2d, func(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
@@ -137,6 +138,23 @@ func etlEmptyStrided(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 		return nil, err
 	}
 	return nn.Result(), nil
+}
+
+// remainder(a, b) on integers → a - floor_divide(a, b) * b (torch's
+// floored remainder; see etlKernelDisagrees). Float remainders stay (nil).
+func etlRemainderInt(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
+	if !etlKernelDisagrees(n) {
+		return nil, nil
+	}
+	q, err := b.Value(ir.OpAtenFloorDivide, n.Args[0], n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	m, err := b.Value(ir.OpAtenMulTensor, ir.ValueArg(q), n.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	return b.Value(ir.OpAtenSubTensor, n.Args[0], ir.ValueArg(m))
 }
 
 // etlSplitCopy rewrites unsafe_split / unsafe_split_with_sizes (split
