@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -222,11 +223,12 @@ func pct(n, d int) string {
 }
 
 // cell is a verdict as a table cell: pass, or the verdict's first words
-// (pipes escaped, long reasons cut).
+// (terminal colour codes dropped, pipes escaped, long reasons cut).
 func cell(v string) string {
 	if v == "pass" {
 		return "pass"
 	}
+	v = ansiEscape.ReplaceAllString(v, "")
 	v = strings.ReplaceAll(v, "|", "\\|")
 	v = strings.ReplaceAll(v, "\n", " ")
 	if len(v) > 240 {
@@ -234,3 +236,6 @@ func cell(v string) string {
 	}
 	return v
 }
+
+// ansiEscape matches the terminal colour codes some exporters' messages hold.
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")

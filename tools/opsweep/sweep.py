@@ -25,6 +25,7 @@ judged by shape and dtype (and bounds where given).
 
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -66,7 +67,7 @@ def to_np(t):
 
 
 def short(e):
-    s = str(e).strip().split("\n")[0]
+    s = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(e)).strip().split("\n")[0]
     return (type(e).__name__ + ": " + s)[:300]
 
 
