@@ -116,6 +116,15 @@ bench:
 # Anchors (not part of `make test`): torch.onnx (dynamo + onnxscript
 # optimizer) and exir (XNNPACK partitioner, to_executorch) beside fxport on
 # every tests/corpus program, in one run; writes docs/benchmarks.md.
+# The model sweep behind docs/models.md: tiny random transformers configs and
+# torchvision models captured with fxport capture's machinery, exported to
+# ONNX, portable and XNNPACK .pte, judged in ORT and on the genuine ExecuTorch
+# runtime, beside transformers.exporters (tools/models/sweep.py; about an
+# hour on 2 cores, so not part of make test; ONLY=a,b re-runs some entries).
+models: build venv
+	$(VENV_PY) tools/models/sweep.py --fxport $(BIN) $(if $(ONLY),--only $(ONLY))
+	$(GO) test ./tools/models -run TestModelsDoc -update
+
 anchors: build venv
 	$(VENV_PY) tools/anchors/anchors.py --fxport $(BIN) --out docs/benchmarks.md
 
