@@ -44,6 +44,9 @@ def main(argv=None):
     ap.add_argument("--no-decompose", action="store_true", help="save the program as exported, before run_decompositions()")
     ap.add_argument("--ignore-skips", action="store_true", help="capture a model class EXPORT_SKIPS lists (export_skips.json) anyway")
     ap.add_argument("-o", "--out", required=True, metavar="DIR")
+    # Read by the fxport command (which removes it before this runs): the
+    # export that follows a successful capture.
+    ap.add_argument("--target", metavar="T", help="then export DIR/program.pt2 to T (one of fxport export's targets, a comma list, or all) into DIR/model.EXT (DIR/model.TARGET.EXT where two targets share an extension)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--traceback", action="store_true", help="on failure, print Python's traceback too")
     args = ap.parse_args(argv)

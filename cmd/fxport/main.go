@@ -46,7 +46,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"capture", "capture (--model FILE.py:FACTORY | --hf ARCH [--task T]) -o DIR [--dynamic] [--dim INPUT.DIM=[NAME:]MIN:MAX]", "capture a PyTorch model with torch.export (capture steps applied) into DIR/program.pt2 with sample inputs and eager outputs", runCapture},
+		{"capture", "capture (--model FILE.py:FACTORY | --hf ARCH [--task T]) -o DIR [--dynamic] [--dim INPUT.DIM=[NAME:]MIN:MAX] [--target T]", "capture a PyTorch model with torch.export (capture steps applied) into DIR/program.pt2 with sample inputs and eager outputs, then export it with --target", runCapture},
 		{"parse", "parse [--verify] [--verify-types] FILE", "print a program as IR text", runParse},
 		{"passes", "passes [--target T] [--backend B] [--markdown]", "list each target's stages and every registered pass", runPasses},
 		{"pipeline", "pipeline --target T [--backend B]", "print a target's default pipeline in text form", runPipeline},
