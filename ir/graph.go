@@ -412,6 +412,15 @@ func (n *Node) Short() string {
 	return fmt.Sprintf("#%d (%s)", n.ID, n.Op)
 }
 
+// OpLabel is the op's name as its user knows it: for an opaque call (an op
+// a frontend kept without knowing it) the target it recorded, else the op.
+func (n *Node) OpLabel() string {
+	if n.Op == OpOpaqueCall && len(n.Args) > 0 && n.Args[0].Kind == ArgString {
+		return n.Args[0].Str + ", unknown to fxport"
+	}
+	return n.Op.String()
+}
+
 // LongString is the node's line in IR text.
 func (n *Node) LongString() string {
 	var b strings.Builder

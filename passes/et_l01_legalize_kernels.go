@@ -84,6 +84,8 @@ func etlKernelDisagrees(n *ir.Node) bool {
 func etlLegal(n *ir.Node) bool {
 	info := n.Op.Info()
 	switch {
+	case n.Op == ir.OpOpaqueCall:
+		return false // an op the frontend did not know has no kernel
 	case etlKernelDisagrees(n):
 		return false
 	case EtHasKernel(n.Op), etlLegalNamespaces[info.Namespace], etlPrimKernels[n.Op]:
@@ -110,6 +112,9 @@ func runLegalizeKernels(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 			why = "no decomposition for these arguments"
 		}
 		line := fmt.Sprintf("  %s in graph %s: %s", n.Short(), n.Graph.Name, why)
+		if n.Op == ir.OpOpaqueCall {
+			line = fmt.Sprintf("  %%%s (%s) in graph %s: %s", firstName(n), n.OpLabel(), n.Graph.Name, why)
+		}
 		if loc := etlSourceLine(n); loc != "" {
 			line += ", from " + loc
 		}
@@ -145,4 +150,12 @@ func etlSourceLine(n *ir.Node) string {
 	}
 	last := m[len(m)-1]
 	return last[1] + ":" + last[2]
+}
+
+// firstName is the name of n's first result, or its ID.
+func firstName(n *ir.Node) string {
+	if len(n.Results) > 0 {
+		return n.Results[0].Name
+	}
+	return fmt.Sprintf("#%d", n.ID)
 }

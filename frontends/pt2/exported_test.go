@@ -12,9 +12,7 @@ import (
 // (tests/corpus/*/exported.pt2) the reader does not read yet, each with a
 // piece of the error it must give; a listed program that reads, or one that
 // fails otherwise, fails the test.
-var exportedRefused = map[string]string{
-	"llama_block": `unknown op "torch.ops.aten.type_as.default"`,
-}
+var exportedRefused = map[string]string{}
 
 // TestCorpusExported reads and verifies every exported.pt2 of the corpus
 // (genuine torch 2.14 export IR: composite and in-place ops).

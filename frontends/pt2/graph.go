@@ -357,6 +357,13 @@ func (r *reader) finish(gs *graphState, inPath, nodesPath string) error {
 				break
 			}
 		}
+		if missing != "" && n.Op == ir.OpOpaqueCall {
+			target := ""
+			if len(n.Args) > 0 {
+				target = n.Args[0].Str
+			}
+			return &pt2schema.Error{Path: fmt.Sprintf("%s[%d].target", nodesPath, i), Msg: fmt.Sprintf("unknown op %q, and torch recorded no type for its result %q: fxport can keep an op it does not know only with its result types", target, missing)}
+		}
 		if missing != "" {
 			types, err := ir.InferTypes(n)
 			if err == nil && len(types) != len(n.Results) {

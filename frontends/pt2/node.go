@@ -25,7 +25,7 @@ func (r *reader) lookupOp(target string) (ir.Op, bool) {
 func (r *reader) node(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) error {
 	op, ok := r.lookupOp(n.Target)
 	if !ok {
-		return at(d, ".target", "unknown op %q", n.Target)
+		return r.opaqueNode(gs, n, d)
 	}
 	regions := map[string]*pt2schema.Decoder{}
 	args, err := r.bind(gs, op, n, d, regions)
@@ -90,6 +90,44 @@ func (r *reader) node(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) e
 			node.SetArg(i, g)
 		}
 	}
+	return nil
+}
+
+// opaqueNode keeps a node whose op fxport does not know as
+// opaque.call.default, so that one unknown op never makes a program
+// unreadable: the target as recorded, the input names (all passed by name),
+// then the inputs; the results keep the types torch recorded. Only a
+// target's lowering may then refuse it, naming the op.
+func (r *reader) opaqueNode(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) error {
+	if n.Target == "" {
+		return at(d, ".target", "a node without a target")
+	}
+	names := make([]ir.Arg, len(n.Inputs))
+	args := []ir.Arg{ir.StringArg(n.Target), {}}
+	for j := range n.Inputs {
+		names[j] = ir.StringArg(n.Inputs[j].Name)
+		a, err := r.arg(gs, &n.Inputs[j].Arg, func() string { return fmt.Sprintf("%s.inputs[%d].arg", d.Path(), j) }, nil)
+		if err != nil {
+			return err
+		}
+		args = append(args, a)
+	}
+	args[1] = ir.ListArg(names...)
+	outNames, types, synth, err := r.outputs(gs, ir.OpOpaqueCall, n, d)
+	if err != nil {
+		return err
+	}
+	node, err := gs.b.Raw(ir.OpOpaqueCall, args, types, outNames)
+	if err != nil {
+		return at(d, ".outputs", "%v", err)
+	}
+	for _, k := range synth {
+		gs.noteSynth(node.Results[k], "opaque", -1)
+	}
+	for _, kv := range n.Metadata {
+		node.Meta.Set(kv.Key, kv.Value)
+	}
+	node.Meta.Set("pt2.note", fmt.Sprintf("fxport does not know %s; the node is kept opaque", n.Target))
 	return nil
 }
 

@@ -313,3 +313,38 @@ func TestRegionNesting(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// An op fxport does not know reads as an opaque call that keeps the target,
+// the input names and the result types torch recorded; the program prints
+// and parses back, and the note says what happened.
+func TestUnknownOpKeptOpaque(t *testing.T) {
+	f32 := tmeta(7, "2", "3")
+	p, err := readJSON(jprog{
+		nodes:   []string{jnode("torch.ops.mylib.scale.default", jin("self", tref("x"), 1)+", "+jin("factor", `{"as_float": 2.5}`, 2), tref("r"))},
+		outputs: []string{tref("r")},
+		tv:      map[string]string{"r": f32},
+	}.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ir.Print(p)
+	for _, want := range []string{
+		`%r: f32[2, 3] = opaque.call.default("torch.ops.mylib.scale.default", ["self", "factor"], %x, 2.5)`,
+		`pt2.note = "fxport does not know torch.ops.mylib.scale.default; the node is kept opaque"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("IR text lacks %s:\n%s", want, text)
+		}
+	}
+	q, err := ir.Parse([]byte(text), "t.fxir")
+	if err != nil {
+		t.Fatalf("does not parse back: %v", err)
+	}
+	if ir.Print(q) != text {
+		t.Error("IR text changes through parse")
+	}
+	n := p.Main.Outputs()[0].Value.Def
+	if got := n.OpLabel(); got != "torch.ops.mylib.scale.default, unknown to fxport" {
+		t.Errorf("OpLabel = %q", got)
+	}
+}

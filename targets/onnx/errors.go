@@ -41,7 +41,7 @@ func (e *MissingOpsError) empty() bool { return len(e.Ops) == 0 && len(e.Failed)
 
 // addOp records a node whose op has no lowering at e.Opset.
 func (e *MissingOpsError) addOp(n *ir.Node, why string) {
-	k := n.Op.String()
+	k := n.OpLabel()
 	e.Count[k]++
 	if len(e.Ops[k]) < 3 {
 		e.Ops[k] = append(e.Ops[k], "%"+firstResult(n))
