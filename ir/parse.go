@@ -663,8 +663,8 @@ func (ps *parser) graphBody(g *Graph) error {
 					if err != nil {
 						return err
 					}
-					if a.hasRegion() {
-						return ps.errorf("return: a region (^%s) is not a value a graph can return", a.regionName())
+					if name, ok := a.region(); ok {
+						return ps.errorf("return: a region (^%s) is not a value a graph can return", name)
 					}
 					outs = append(outs, a)
 					if !ps.accept(",") {
@@ -1208,21 +1208,19 @@ func (ps *parser) balancedBrace() (string, error) {
 	return raw, nil
 }
 
-// hasRegion reports a region reference in a (or in its list items).
-func (a Arg) hasRegion() bool { return a.regionName() != "" || a.Kind == ArgGraph }
-
-// regionName is the name of the first region a refers to.
-func (a Arg) regionName() string {
+// region returns the name of the first region a refers to (itself or in
+// its list items), and whether there is one.
+func (a Arg) region() (string, bool) {
 	if a.Kind == ArgGraph {
 		if a.Graph != nil {
-			return a.Graph.Name
+			return a.Graph.Name, true
 		}
-		return a.Str
+		return a.Str, true
 	}
 	for _, x := range a.List {
-		if n := x.regionName(); n != "" {
-			return n
+		if name, ok := x.region(); ok {
+			return name, true
 		}
 	}
-	return ""
+	return "", false
 }

@@ -594,27 +594,12 @@ func renameUnbacked(n *Node, recorded, computed Type) Type {
 
 // typeMentions reports whether t's sizes or value mention the symbol name.
 func typeMentions(t Type, name string) bool {
-	var in func(e sym.Expr) bool
-	in = func(e sym.Expr) bool {
-		if !e.IsValid() {
-			return false
-		}
-		if n, ok := e.Name(); ok {
-			return n == name
-		}
-		for _, a := range e.Args() {
-			if in(a) {
-				return true
-			}
-		}
-		return false
-	}
 	switch t := t.(type) {
 	case *SymIntType:
-		return in(t.Expr)
+		return t.Expr.HasSymbol(name)
 	case *TensorType:
 		for _, d := range t.Shape {
-			if in(d) {
+			if d.HasSymbol(name) {
 				return true
 			}
 		}

@@ -23,12 +23,16 @@ func (r *reader) lookupOp(target string) (ir.Op, bool) {
 
 // node converts one node and appends it to the graph.
 func (r *reader) node(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) error {
-	op, ok := r.lookupOp(n.Target)
-	if !ok {
-		return r.opaqueNode(gs, n, d)
-	}
+	op, known := r.lookupOp(n.Target)
 	regions := map[string]*pt2schema.Decoder{}
-	args, err := r.bind(gs, op, n, d, regions)
+	var args []ir.Arg
+	var err error
+	if known {
+		args, err = r.bind(gs, op, n, d, regions)
+	} else {
+		op = ir.OpOpaqueCall
+		args, err = r.opaqueArgs(gs, n, d)
+	}
 	if err != nil {
 		return err
 	}
@@ -45,6 +49,9 @@ func (r *reader) node(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) e
 	}
 	for _, kv := range n.Metadata {
 		node.Meta.Set(kv.Key, kv.Value)
+	}
+	if !known {
+		node.Meta.Set("pt2.note", fmt.Sprintf("fxport does not know %s; the node is kept opaque", n.Target))
 	}
 	if len(regions) == 0 {
 		return nil
@@ -93,14 +100,14 @@ func (r *reader) node(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) e
 	return nil
 }
 
-// opaqueNode keeps a node whose op fxport does not know as
-// opaque.call.default, so that one unknown op never makes a program
+// opaqueArgs are the arguments of opaque.call.default for a node whose op
+// fxport does not know, so that one unknown op never makes a program
 // unreadable: the target as recorded, the input names (all passed by name),
-// then the inputs; the results keep the types torch recorded. Only a
-// target's lowering may then refuse it, naming the op.
-func (r *reader) opaqueNode(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) error {
+// then the inputs. The results keep the types torch recorded; only a
+// target's lowering may then refuse the node, naming the op.
+func (r *reader) opaqueArgs(gs *graphState, n *pt2schema.Node, d *pt2schema.Decoder) ([]ir.Arg, error) {
 	if n.Target == "" {
-		return at(d, ".target", "a node without a target")
+		return nil, at(d, ".target", "a node without a target")
 	}
 	names := make([]ir.Arg, len(n.Inputs))
 	args := []ir.Arg{ir.StringArg(n.Target), {}}
@@ -108,27 +115,12 @@ func (r *reader) opaqueNode(gs *graphState, n *pt2schema.Node, d *pt2schema.Deco
 		names[j] = ir.StringArg(n.Inputs[j].Name)
 		a, err := r.arg(gs, &n.Inputs[j].Arg, func() string { return fmt.Sprintf("%s.inputs[%d].arg", d.Path(), j) }, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, a)
 	}
 	args[1] = ir.ListArg(names...)
-	outNames, types, synth, err := r.outputs(gs, ir.OpOpaqueCall, n, d)
-	if err != nil {
-		return err
-	}
-	node, err := gs.b.Raw(ir.OpOpaqueCall, args, types, outNames)
-	if err != nil {
-		return at(d, ".outputs", "%v", err)
-	}
-	for _, k := range synth {
-		gs.noteSynth(node.Results[k], "opaque", -1)
-	}
-	for _, kv := range n.Metadata {
-		node.Meta.Set(kv.Key, kv.Value)
-	}
-	node.Meta.Set("pt2.note", fmt.Sprintf("fxport does not know %s; the node is kept opaque", n.Target))
-	return nil
+	return args, nil
 }
 
 // bind converts the node's inputs and binds them to the op's schema,
