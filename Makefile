@@ -138,9 +138,16 @@ anchors: build venv
 # program through fxport to ONNX, portable and XNNPACK, judged by ONNX Runtime
 # and the genuine ExecuTorch runtime, beside torch's own exporters
 # (tools/opsweep/results.json, docs/ops.md). OPS_DIR keeps the cases.
+# OPS_ONLY=aten.x.default,... sweeps only those ops (without anchors, in a
+# fresh case directory) and merges their rows into the results.
 OPS_DIR ?= $(OUT)/ops
 ops: venv
+ifdef OPS_ONLY
+	rm -rf $(OUT)/ops-only && $(VENV_PY) tools/opsweep/sweep.py gen $(OUT)/ops-only --only $(OPS_ONLY)
+	$(GO) run ./tools/opsweep -merge -cases $(OUT)/ops-only -python $(VENV_PY)
+else
 	$(GO) run ./tools/opsweep -gen -anchors -cases $(OPS_DIR) -python $(VENV_PY)
+endif
 
 # Genuine torch.export stacks (decoder, ViT, ResNet blocks at ~1k/10k/100k
 # nodes), cached outside git ($$FXPORT_BENCH_CACHE or ~/.cache/fxport/bench),

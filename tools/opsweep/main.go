@@ -1,7 +1,7 @@
 // Command opsweep runs the op-by-op conformance sweep (make ops) and writes
 // tools/opsweep/results.json and docs/ops.md.
 //
-//	go run ./tools/opsweep -cases DIR [-gen] [-anchors]
+//	go run ./tools/opsweep -cases DIR [-gen] [-anchors] [-merge]
 //	go run ./tools/opsweep -render
 //
 // With -gen it first has tools/opsweep/sweep.py (the venv's torch) write
@@ -10,8 +10,11 @@
 // ONNX, portable and XNNPACK (in this process), has sweep.py judge the
 // files in one process (ONNX Runtime and onnx.checker; the genuine
 // ExecuTorch runtime), and writes the results and the doc. Anchor verdicts
-// missing from DIR are kept from the existing results file. -render only
-// regenerates docs/ops.md from the results file.
+// missing from DIR are kept from the existing results file. With -merge
+// the results file keeps its other rows: only the cases DIR holds are
+// replaced (or added), so a sweep of a few ops (sweep.py gen --only OP)
+// updates their rows without dropping the rest. -render only regenerates
+// docs/ops.md from the results file.
 package main
 
 import (
@@ -35,15 +38,16 @@ func main() {
 	results := flag.String("results", "tools/opsweep/results.json", "the results file to write")
 	doc := flag.String("doc", "docs/ops.md", "the Markdown table to write")
 	render := flag.Bool("render", false, "only render -doc from -results")
+	merge := flag.Bool("merge", false, "replace only the rows of the cases in -cases, keeping the results file's others")
 	python := flag.String("python", "third_party/venv/bin/python", "the venv's Python")
 	flag.Parse()
-	if err := run(*casesDir, *doGen, *anchors, *results, *doc, *render, *python); err != nil {
+	if err := run(*casesDir, *doGen, *anchors, *merge, *results, *doc, *render, *python); err != nil {
 		fmt.Fprintln(os.Stderr, "opsweep:", err)
 		os.Exit(1)
 	}
 }
 
-func run(casesDir string, doGen, anchors bool, resultsPath, docPath string, render bool, python string) error {
+func run(casesDir string, doGen, anchors, merge bool, resultsPath, docPath string, render bool, python string) error {
 	if render {
 		r, err := ReadResults(resultsPath)
 		if err != nil {
@@ -68,8 +72,15 @@ func run(casesDir string, doGen, anchors bool, resultsPath, docPath string, rend
 	if err != nil {
 		return err
 	}
-	if old, err := ReadResults(resultsPath); err == nil {
+	old, err := ReadResults(resultsPath)
+	switch {
+	case err == nil:
 		keepAnchors(r, old)
+		if merge {
+			r = mergeResults(old, r)
+		}
+	case merge:
+		return fmt.Errorf("-merge: %w", err)
 	}
 	b, err := r.Marshal()
 	if err != nil {
@@ -104,6 +115,31 @@ func keepAnchors(r, old *Results) {
 			r.Rows[i].Anchors = prev[r.Rows[i].Case]
 		}
 	}
+}
+
+// mergeResults is old with the rows of r's cases replaced by r's (a case
+// old lacks is added). The op list and torch version are r's when it has
+// them (the case directory's not_swept.json), else old's.
+func mergeResults(old, r *Results) *Results {
+	out := &Results{Torch: old.Torch, Core: old.Core, NotSwept: old.NotSwept}
+	if r.Torch != "" {
+		out.Torch = r.Torch
+	}
+	if len(r.Core) > 0 {
+		out.Core, out.NotSwept = r.Core, r.NotSwept
+	}
+	fresh := map[string]bool{}
+	for _, row := range r.Rows {
+		fresh[row.Case] = true
+	}
+	for _, row := range old.Rows {
+		if !fresh[row.Case] {
+			out.Rows = append(out.Rows, row)
+		}
+	}
+	out.Rows = append(out.Rows, r.Rows...)
+	sort.Slice(out.Rows, func(i, j int) bool { return out.Rows[i].Case < out.Rows[j].Case })
+	return out
 }
 
 type meta struct {

@@ -115,3 +115,34 @@ func kind(v string) string {
 	k, _, _ := strings.Cut(v, ":")
 	return k
 }
+
+// -merge replaces the swept cases' rows and keeps every other row.
+func TestMergeResults(t *testing.T) {
+	old := &Results{Torch: "2.0", Core: []string{"aten.a.default", "aten.b.default"}, NotSwept: map[string]string{"aten.c.default": "why"},
+		Rows: []Row{
+			{Case: "a.default.f32", Op: "aten.a.default", DType: "f32", FXPort: map[string]string{"onnx": "pass", "portable": "refused: no"}, Anchors: map[string]string{"onnx": "pass"}},
+			{Case: "b.default.f32", Op: "aten.b.default", DType: "f32", FXPort: map[string]string{"onnx": "fail: x"}},
+		}}
+	fresh := &Results{Rows: []Row{
+		{Case: "a.default.f32", Op: "aten.a.default", DType: "f32", FXPort: map[string]string{"onnx": "pass", "portable": "pass"}},
+		{Case: "a.default.i64", Op: "aten.a.default", DType: "i64", FXPort: map[string]string{"onnx": "pass", "portable": "pass"}},
+	}}
+	keepAnchors(fresh, old)
+	got := mergeResults(old, fresh)
+	if got.Torch != "2.0" || len(got.Core) != 2 || got.NotSwept["aten.c.default"] != "why" {
+		t.Errorf("op lists not kept: %+v", got)
+	}
+	var cases []string
+	for _, r := range got.Rows {
+		cases = append(cases, r.Case)
+	}
+	if strings.Join(cases, " ") != "a.default.f32 a.default.i64 b.default.f32" {
+		t.Fatalf("rows %v", cases)
+	}
+	if got.Rows[0].FXPort["portable"] != "pass" || got.Rows[0].Anchors["onnx"] != "pass" {
+		t.Errorf("a.default.f32 not replaced with its anchors kept: %+v", got.Rows[0])
+	}
+	if got.Rows[2].FXPort["onnx"] != "fail: x" {
+		t.Errorf("b.default.f32 not kept: %+v", got.Rows[2])
+	}
+}
