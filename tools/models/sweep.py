@@ -62,6 +62,17 @@ def time_limit(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
+def repo_relative(x):
+    """x with the checkout's absolute path cut from every string (error texts name files under --work)."""
+    if isinstance(x, str):
+        return x.replace(REPO + os.sep, "")
+    if isinstance(x, dict):
+        return {k: repo_relative(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [repo_relative(v) for v in x]
+    return x
+
+
 def one_line(e, limit=300):
     text = str(e).strip()
     lines = [l.strip() for l in text.splitlines() if l.strip()]
@@ -460,7 +471,7 @@ def main(argv=None):
         summary = {k: v.get("status") for k, v in rec.get("fxport", {}).items()}
         print(f"sweep: {e['name']}: capture {rec['capture']['status']} {summary} {({k: v['status'] for k, v in rec.get('hf', {}).items()})} ({rec.get('seconds')} s)", file=sys.stderr, flush=True)
         with open(results_path, "w") as f:  # after every entry: a killed sweep keeps what it did
-            json.dump({"env": env, "models": [out[x["name"]] for x in entries if x["name"] in out]}, f, indent=1, sort_keys=True)
+            json.dump(repo_relative({"env": env, "models": [out[x["name"]] for x in entries if x["name"] in out]}), f, indent=1, sort_keys=True)
             f.write("\n")
     return 0
 
