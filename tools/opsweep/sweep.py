@@ -186,6 +186,25 @@ def ops_in(ep):
     return seen
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def relative_traces(ep):
+    """Cuts the checkout's path from the stack traces torch.export keeps in node metadata.
+
+    The saved program then names tools/opsweep/sweep.py, not the absolute
+    path of whichever checkout generated it.
+    """
+    prefix = REPO + os.sep
+    for gm in ep.graph_module.modules():
+        if not isinstance(gm, torch.fx.GraphModule):
+            continue
+        for n in gm.graph.nodes:
+            tr = n.meta.get("stack_trace")
+            if isinstance(tr, str) and prefix in tr:
+                n.meta["stack_trace"] = tr.replace(prefix, "")
+
+
 def gen(outdir, anchors, only, dtypes):
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "not_swept.json"), "w") as f:
@@ -220,6 +239,7 @@ def gen(outdir, anchors, only, dtypes):
                 core = ep.run_decompositions(table)
             graph_op = op.split("_scales")[0] if op.endswith("_scales") else op
             meta["in_graph"] = graph_op in ops_in(core)
+            relative_traces(core)
             torch.export.save(core, os.path.join(d, "program.pt2"))
         except Exception as e:
             meta["capture_error"] = short(e)
