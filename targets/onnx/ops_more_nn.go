@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/ir/sym"
 	pb "github.com/fxport/fxport/targets/onnx/onnxpb"
 )
 
@@ -225,6 +226,86 @@ func poolList(v []int64, k int, def int64) []int64 {
 	return v
 }
 
+// poolSpatial is the number of spatial dims of a pooling op; its input
+// has that many plus two dims, or plus one unbatched.
+var poolSpatial = map[ir.Op]int{
+	ir.OpAtenAvgPool1d: 1, ir.OpAtenAvgPool2d: 2, ir.OpAtenAvgPool3d: 3,
+	ir.OpAtenMaxPool1dWithIndices: 1, ir.OpAtenMaxPool2dWithIndices: 2, ir.OpAtenMaxPool3dWithIndices: 3,
+	ir.OpAtenMaxPool1d: 1, ir.OpAtenMaxPool2d: 2, ir.OpAtenMaxPool3d: 3,
+}
+
+// unbatchedIn gives an unbatched input (rank k+1, ONNX's pools and Col2Im
+// want a batch dim) a leading 1; it reports whether it did.
+func unbatchedIn(b *Builder, x string, rank, k int) (string, bool) {
+	if rank != k+1 {
+		return x, false
+	}
+	return b.Tmp("Unsqueeze", []string{x, b.I64s(0)}), true
+}
+
+// squeezeOut binds v to name without the leading 1 unbatchedIn added.
+func squeezeOut(b *Builder, v *ir.Value, name string) {
+	b.Emit(v, "Squeeze", []string{name, b.I64s(0)})
+}
+
+// ceilTrim is, for a ceil_mode pool over a static spatial shape, torch's
+// output size on every spatial axis where it is one less than ONNX's
+// shape inference (torch drops a last window that would start in the
+// right padding), and nil when no axis differs. The windows that remain
+// are the same, so the ONNX result sliced to these sizes is torch's.
+func ceilTrim(shape []sym.Expr, k int, ceil bool, ks, st, pad, dil []int64) map[int]int64 {
+	if !ceil || len(shape) < k {
+		return nil
+	}
+	var out map[int]int64
+	for i, d := range shape[len(shape)-k:] {
+		in, ok := d.Const()
+		if !ok || st[i] <= 0 {
+			return nil
+		}
+		eff := ks[i]
+		if dil != nil {
+			eff = dil[i]*(ks[i]-1) + 1
+		}
+		span := in + 2*pad[i] - eff
+		if span < 0 {
+			return nil
+		}
+		onnx := (span+st[i]-1)/st[i] + 1
+		if (onnx-1)*st[i] >= in+pad[i] {
+			if out == nil {
+				out = map[int]int64{}
+			}
+			out[i] = onnx - 1
+		}
+	}
+	return out
+}
+
+// trimPooled slices the batched pool result y to ceilTrim's sizes.
+func trimPooled(b *Builder, y string, trim map[int]int64) string {
+	if trim == nil {
+		return y
+	}
+	var axes, ends []int64
+	for i := 0; i < 3; i++ {
+		if e, ok := trim[i]; ok {
+			axes, ends = append(axes, int64(2+i)), append(ends, e)
+		}
+	}
+	return b.Tmp("Slice", []string{y, b.I64s(make([]int64, len(axes))...), b.I64s(ends...), b.I64s(axes...)})
+}
+
+// pooledOut binds v to the batched result y, squeezing the batch dim
+// unbatchedIn added.
+func pooledOut(b *Builder, v *ir.Value, y string, unb bool) {
+	if unb {
+		squeezeOut(b, v, y)
+		return
+	}
+	b.Bind(v, y)
+}
+
 func b2i(v bool) int64 {
 	if v {
 		return 1
@@ -275,7 +356,9 @@ func init() {
 		dt := r.out(0).DType
 		x := r.In("self", dt)
 		ks := r.Ints("kernel_size")
-		k := r.Rank("self") - 2
+		k := poolSpatial[n.Op]
+		shape := r.Shape("self")
+		x, unb := unbatchedIn(b, x, r.Rank("self"), k)
 		st, pad := r.Ints("stride"), r.Ints("padding")
 		ceil, cip := r.Bool("ceil_mode"), r.Bool("count_include_pad")
 		div := int64(0)
@@ -298,19 +381,28 @@ func init() {
 		}
 		attrs := []*pb.AttributeProto{AttrInts("kernel_shape", ks...), AttrInts("strides", st...),
 			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInt("ceil_mode", b2i(ceil)), AttrInt("count_include_pad", b2i(cip))}
-		if div == 0 {
+		trim := ceilTrim(shape, k, ceil, ks, st, pad, nil)
+		if div == 0 && !unb && trim == nil {
 			b.Emit(n.Results[0], "AveragePool", []string{x}, attrs...)
 			return nil
 		}
-		win := int64(1)
-		for _, v := range ks {
-			win *= v
+		y := trimPooled(b, b.Tmp("AveragePool", []string{x}, attrs...), trim)
+		if div != 0 {
+			win := int64(1)
+			for _, v := range ks {
+				win *= v
+			}
+			s, err := b.Scalar(dt, float64(win)/float64(div))
+			if err != nil {
+				return err
+			}
+			if !unb {
+				b.Emit(n.Results[0], "Mul", []string{y, s})
+				return nil
+			}
+			y = b.Tmp("Mul", []string{y, s})
 		}
-		s, err := b.Scalar(dt, float64(win)/float64(div))
-		if err != nil {
-			return err
-		}
-		b.Emit(n.Results[0], "Mul", []string{b.Tmp("AveragePool", []string{x}, attrs...), s})
+		pooledOut(b, n.Results[0], y, unb)
 		return nil
 	}, ir.OpAtenAvgPool1d, ir.OpAtenAvgPool2d, ir.OpAtenAvgPool3d)
 
@@ -321,7 +413,8 @@ func init() {
 		r := reader(b, n)
 		dt := r.out(0).DType
 		x := r.In("self", dt)
-		k := r.Rank("self") - 2
+		k := poolSpatial[n.Op]
+		x, unb := unbatchedIn(b, x, r.Rank("self"), k)
 		ks, st, pad, dil := r.Ints("kernel_size"), r.Ints("stride"), r.Ints("padding"), r.Ints("dilation")
 		ceil := r.Bool("ceil_mode")
 		shape := r.Shape("self")
@@ -335,12 +428,17 @@ func init() {
 		st, pad, dil = poolList(st, k, 1), poolList(pad, k, 0), poolList(dil, k, 1)
 		attrs := []*pb.AttributeProto{AttrInts("kernel_shape", ks...), AttrInts("strides", st...),
 			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInts("dilations", dil...), AttrInt("ceil_mode", b2i(ceil))}
+		trim := ceilTrim(shape, k, ceil, ks, st, pad, dil)
 		if len(n.Results) < 2 || n.Results[1].NumUses() == 0 {
-			b.EmitN([]*ir.Value{n.Results[0]}, "MaxPool", []string{x}, attrs...)
+			if !unb && trim == nil {
+				b.EmitN([]*ir.Value{n.Results[0]}, "MaxPool", []string{x}, attrs...)
+				return nil
+			}
+			pooledOut(b, n.Results[0], trimPooled(b, b.Tmp("MaxPool", []string{x}, attrs...), trim), unb)
 			return nil
 		}
 		plane := int64(1)
-		for _, d := range shape[2:] {
+		for _, d := range shape[len(shape)-k:] {
 			c, ok := d.Const()
 			if !ok {
 				return fmt.Errorf("max pooling indices over a symbolic spatial shape %v", shape)
@@ -348,8 +446,13 @@ func init() {
 			plane *= c
 		}
 		outs := b.TmpN("MaxPool", []string{x}, 2, attrs...)
-		b.Bind(n.Results[0], outs[0])
-		b.Emit(n.Results[1], "Mod", []string{outs[1], b.I64(plane)})
+		if !unb && trim == nil {
+			b.Bind(n.Results[0], outs[0])
+			b.Emit(n.Results[1], "Mod", []string{outs[1], b.I64(plane)})
+			return nil
+		}
+		pooledOut(b, n.Results[0], trimPooled(b, outs[0], trim), unb)
+		pooledOut(b, n.Results[1], trimPooled(b, b.Tmp("Mod", []string{outs[1], b.I64(plane)}), trim), unb)
 		return nil
 	}, ir.OpAtenMaxPool2dWithIndices, ir.OpAtenMaxPool3dWithIndices, ir.OpAtenMaxPool1dWithIndices, ir.OpAtenMaxPool1d,
 		ir.OpAtenMaxPool2d, ir.OpAtenMaxPool3d)
@@ -387,6 +490,10 @@ func init() {
 			}
 			if allOne && len(in) == k+2 {
 				b.Emit(n.Results[0], "GlobalAveragePool", []string{x})
+				return nil
+			}
+			if xb, unb := unbatchedIn(b, x, len(in), k); unb {
+				squeezeOut(b, n.Results[0], b.Tmp("AveragePool", []string{xb}, AttrInts("kernel_shape", ks...), AttrInts("strides", ks...)))
 				return nil
 			}
 			b.Emit(n.Results[0], "AveragePool", []string{x}, AttrInts("kernel_shape", ks...), AttrInts("strides", ks...))
@@ -669,6 +776,11 @@ func init() {
 			return r.err
 		}
 		ks, dil, pad, st = poolList(ks, 2, 1), poolList(dil, 2, 1), poolList(pad, 2, 0), poolList(st, 2, 1)
+		if xb, unb := unbatchedIn(b, x, r.Rank("self"), 1); unb {
+			squeezeOut(b, n.Results[0], b.Tmp("Col2Im", []string{xb, b.I64s(osz...), b.I64s(ks...)}, AttrInts("dilations", dil...),
+				AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInts("strides", st...)))
+			return nil
+		}
 		b.Emit(n.Results[0], "Col2Im", []string{x, b.I64s(osz...), b.I64s(ks...)}, AttrInts("dilations", dil...),
 			AttrInts("pads", append(append([]int64{}, pad...), pad...)...), AttrInts("strides", st...))
 		return nil
