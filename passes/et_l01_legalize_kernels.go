@@ -34,7 +34,13 @@ upsample_bilinear2d (their .vec overloads), unsafe_split and
 unsafe_split_with_sizes (split_copy, split_with_sizes_copy), empty_strided
 with contiguous strides (empty.memory_format), and integer remainder.Tensor
 (a - floor_divide(a, b) * b: the portable kernel truncates where torch
-floors). The nodes the decompositions
+floors); avg_pool3d, _adaptive_avg_pool3d and max_pool3d_with_indices as
+two 2-d pools (H and W, then D; the indices from both stages' indices),
+col2im (scatter_add into the zero-padded image with an arange-built index,
+then a crop) and scatter_reduce.two (scatter_add for sum and mean; for
+amax, amin and prod a one-hot mask of the index against the output
+positions, numel(index)·self.size(dim) elements, refused above 2^24), all
+for static shapes. The nodes the decompositions
 build are legalized in turn. A node left without a kernel fails the export:
 the error lists every such node with its op, graph and source line.`,
 	Run: runLegalizeKernels,

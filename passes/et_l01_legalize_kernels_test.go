@@ -84,7 +84,8 @@ func TestLegalizeKernelsListsEveryIllegalOp(t *testing.T) {
 // The decompositions are listed by op.
 func TestDecompositionNames(t *testing.T) {
 	got := strings.Join(passes.EtDecompositionNames(), "\n")
-	for _, want := range []string{"aten.zeros_like.default: zeros-like", "aten.softplus.default: softplus", "aten.index_copy.default: index-copy", "aten.linear.default: linear"} {
+	for _, want := range []string{"aten.zeros_like.default: zeros-like", "aten.softplus.default: softplus", "aten.index_copy.default: index-copy", "aten.linear.default: linear",
+		"aten.avg_pool3d.default: avg-pool3d", "aten.max_pool3d_with_indices.default: max-pool3d-with-indices", "aten.col2im.default: col2im", "aten.scatter_reduce.two: scatter-reduce"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("EtDecompositionNames lacks %q", want)
 		}

@@ -305,7 +305,15 @@ def _(dt):
 
 @case("aten.avg_pool3d.default")
 def _(dt):
-    return (T(1, 2, 5, 6, 4, dt=dt),), lambda x: aten.avg_pool3d.default(x, [2, 3, 2], [2, 2, 1], [1, 1, 0])
+    # Defaults; ceil_mode without count_include_pad; divisor_override;
+    # unbatched (C, D, H, W) with ceil_mode; ceil_mode windows past the
+    # padding with count_include_pad (their divisor stops at the padding).
+    return (T(1, 2, 5, 6, 4, dt=dt), T(2, 5, 6, 4, dt=dt)), lambda x, u: (
+        aten.avg_pool3d.default(x, [2, 3, 2], [2, 2, 1], [1, 1, 0]),
+        aten.avg_pool3d.default(x, [3, 3, 2], [2, 2, 2], [1, 1, 1], True, False),
+        aten.avg_pool3d.default(x, [2, 2, 2], [1, 2, 2], [0, 1, 0], False, True, 5),
+        aten.avg_pool3d.default(u, [2, 2, 2], [2, 1, 2], [1, 0, 1], True, True),
+        aten.avg_pool3d.default(x, [2, 3, 2], [2, 2, 3], [0, 1, 1], True, True))
 
 
 @case("aten._adaptive_avg_pool2d.default", HALF)
@@ -315,7 +323,11 @@ def _(dt):
 
 @case("aten._adaptive_avg_pool3d.default")
 def _(dt):
-    return (T(1, 2, 4, 6, 4, dt=dt),), lambda x: aten._adaptive_avg_pool3d.default(x, [2, 3, 2])
+    # Divisible and overlapping bins; unbatched (C, D, H, W).
+    return (T(1, 2, 4, 6, 4, dt=dt), T(2, 5, 7, 3, dt=dt)), lambda x, u: (
+        aten._adaptive_avg_pool3d.default(x, [2, 3, 2]),
+        aten._adaptive_avg_pool3d.default(x, [3, 4, 3]),
+        aten._adaptive_avg_pool3d.default(u, [2, 3, 2]))
 
 
 @case("aten.max_pool2d_with_indices.default", HALF)
@@ -325,7 +337,15 @@ def _(dt):
 
 @case("aten.max_pool3d_with_indices.default")
 def _(dt):
-    return (T(1, 2, 5, 6, 4, dt=dt),), lambda x: aten.max_pool3d_with_indices.default(x, [2, 2, 2], [2, 2, 2])
+    # The second input holds whole numbers in [-2, 2]: many ties, so the
+    # indices show which maximum is kept. Padding with ceil_mode; dilation;
+    # unbatched (C, D, H, W).
+    return (T(1, 2, 5, 6, 4, dt=dt), T(2, 5, 6, 4, dt=dt).round()), lambda x, u: (
+        aten.max_pool3d_with_indices.default(x, [2, 2, 2], [2, 2, 2]),
+        aten.max_pool3d_with_indices.default(x, [3, 2, 3], [2, 1, 2], [1, 1, 1], [1, 1, 1], True),
+        aten.max_pool3d_with_indices.default(x, [2, 3, 2], [1, 2, 1], [0, 1, 1], [2, 1, 2]),
+        aten.max_pool3d_with_indices.default(u, [2, 2, 2], [2, 2, 2], [1, 1, 0], [1, 1, 1], True),
+        aten.max_pool3d_with_indices.default(u, [3, 3, 3], [1, 1, 1], [1, 1, 1]))
 
 
 @case("aten._cdist_forward.default")
@@ -391,7 +411,11 @@ def _(dt):
 
 @case("aten.col2im.default")
 def _(dt):
-    return (T(1, 12, 12, dt=dt),), lambda x: aten.col2im.default(x, [4, 5], [2, 2], [1, 1], [0, 0], [1, 1])
+    # Unit steps; dilation, padding and stride; unbatched (C·kh·kw, L).
+    return (T(1, 12, 12, dt=dt), T(2, 12, 9, dt=dt), T(12, 9, dt=dt)), lambda x, y, u: (
+        aten.col2im.default(x, [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]),
+        aten.col2im.default(y, [5, 6], [2, 3], [2, 1], [1, 1], [2, 2]),
+        aten.col2im.default(u, [5, 6], [2, 3], [2, 1], [1, 1], [2, 2]))
 
 
 @case("aten.constant_pad_nd.default", INTS)
@@ -599,7 +623,14 @@ def _(dt):
 
 @case("aten.scatter_reduce.two", INTS)
 def _(dt):
-    return (T(3, 5, dt=dt), I(3, 4, hi=5), T(3, 4, dt=dt)), lambda x, i, s: aten.scatter_reduce.two(x, 1, i, s, "amax", include_self=True)
+    # Every reduction with and without self (repeated and missing indices);
+    # then an index smaller than self and src in the other dim, along dim 0.
+    def fn(x, i, s, y, j, r):
+        outs = [aten.scatter_reduce.two(x, 1, i, s, red, include_self=incl)
+                for red in ("sum", "prod", "mean", "amax", "amin") for incl in (True, False)]
+        outs += [aten.scatter_reduce.two(y, 0, j, r, red, include_self=False) for red in ("mean", "amin")]
+        return tuple(outs)
+    return (T(3, 5, dt=dt), I(3, 4, hi=5), T(3, 4, dt=dt), T(4, 5, dt=dt), I(3, 3, hi=4), T(3, 4, dt=dt)), fn
 
 
 @case("aten.select.int", INTS)
