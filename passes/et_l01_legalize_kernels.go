@@ -32,7 +32,7 @@ inference native_batch_norm, arange.start, zeros_like and ones_like
 (index_put), triu (tril of a mask, where), upsample_nearest2d and
 upsample_bilinear2d (their .vec overloads), unsafe_split and
 unsafe_split_with_sizes (split_copy, split_with_sizes_copy), empty_strided
-with contiguous strides (empty.memory_format), and integer remainder.Tensor
+with contiguous strides (empty.memory_format), integer remainder.Tensor
 (a - floor_divide(a, b) * b: the portable kernel truncates where torch
 floors); avg_pool3d, _adaptive_avg_pool3d and max_pool3d_with_indices as
 two 2-d pools (H and W, then D; the indices from both stages' indices),
@@ -40,7 +40,14 @@ col2im (scatter_add into the zero-padded image with an arange-built index,
 then a crop) and scatter_reduce.two (scatter_add for sum and mean; for
 amax, amin and prod a one-hot mask of the index against the output
 positions, numel(index)·self.size(dim) elements, refused above 2^24), all
-for static shapes. The nodes the decompositions
+for static shapes; and sort, argsort and randperm, which have no portable
+kernel: sort(x, dim, descending) is topk(x, k = size(dim), dim, largest =
+descending, sorted = True) (values and indices), argsort its indices, and
+randperm(n) the indices of the ascending topk of rand([n]) cast to its
+dtype. sort.default makes no promise about the order of equal elements,
+and the portable topk keeps none (measured: ties come back in neither
+input nor reverse order); a stable request (sort.stable or argsort.stable
+with stable=True) is not rewritten and is refused. The nodes the decompositions
 build are legalized in turn. A node left without a kernel fails the export:
 the error lists every such node with its op, graph and source line.`,
 	Run: runLegalizeKernels,

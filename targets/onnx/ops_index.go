@@ -96,22 +96,7 @@ func init() {
 	}, ir.OpAtenTopk)
 	lower(17, func(b *Builder, n *ir.Node) error {
 		// sort: TopK over the whole dim (sorted=1, ties by lower index).
-		r := reader(b, n)
-		x := r.T("self")
-		rank := r.Rank("self")
-		dim := normDim(r.Int("dim"), rank)
-		desc := r.Bool("descending")
-		if r.err != nil {
-			return r.err
-		}
-		shape := b.Tmp("Shape", []string{x})
-		k := b.Tmp("Gather", []string{shape, b.I64s(dim)}, AttrInt("axis", 0))
-		largest := int64(0)
-		if desc {
-			largest = 1
-		}
-		b.EmitN(n.Results, "TopK", []string{x, k}, AttrInt("axis", dim), AttrInt("largest", largest), AttrInt("sorted", 1))
-		return nil
+		return fullTopK(b, n, n.Results)
 	}, ir.OpAtenSort)
 	translation("ONNX-TR09", "translate-masked-fill",
 		"masked_fill with Or/And for bool tensors\n\nWhere(mask, value, self); a bool self lowers to (mask ∧ value) ∨ (¬mask ∧ self) because ORT's CPU EP has no bool Where.",

@@ -221,6 +221,20 @@ var opCases = []opCase{
   %t: f32[3, 4] = aten.slice.Tensor(%m, 0, 0, 3)
   %u: f32[3, 4] = aten.add.Tensor(%s, %t)
   %out: f32[3, 4] = aten.add.Tensor(%u, %e)`, "%w: f32[5, 4], %i: i64[3]", 0, 1e-5},
+	// argsort and sort over tied values (floor makes ties): ORT's TopK puts
+	// the lower index first in both directions, the interpreter's stable
+	// order; indices are compared exactly.
+	{"argsort-ties", `
+  %f: f32[3, 6] = aten.floor.default(%x)
+  %a: i64[3, 6] = aten.argsort.default(%f, 1)
+  %b: i64[3, 6] = aten.argsort.default(%f, 0, True)
+  %c: i64[3, 6] = aten.argsort.stable(%f, stable=True, dim=1, descending=True)
+  %v: f32[3, 6], %i: i64[3, 6] = aten.sort.default(%f, 1, True)
+  %d: i64[3, 6] = aten.add.Tensor(%a, %b)
+  %e: i64[3, 6] = aten.mul.Tensor(%d, 7)
+  %g: i64[3, 6] = aten.add.Tensor(%e, %c)
+  %h: i64[3, 6] = aten.mul.Tensor(%g, 7)
+  %out: i64[3, 6] = aten.add.Tensor(%h, %i)`, "%x: f32[3, 6]", 0, 0},
 	{"factory", `
   %a: f32[2, 3] = aten.zeros_like.default(%x)
   %b: f32[2, 3] = aten.ones_like.default(%x)
