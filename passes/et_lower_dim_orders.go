@@ -28,6 +28,10 @@ the same for the layout, one node at a time in topological order:
   operand) ignored; ties keep the contiguous order;
 * the view copies (view_copy, permute_copy, expand_copy, slice_copy, …:
   the copy twins to-edge-views writes) are contiguous;
+* nonzero is contiguous: torch lays its [n, ndim] result out column-major
+  (strides 1, n), but the portable nonzero.out writes the indices row by
+  row into its out whatever that out's dim order (judged on the genuine
+  runtime by the op sweep, docs/ops.md);
 * an op that laid its result out like its first tensor operand (torch's
   empty_like / preserve_format: softmax, native_dropout, …), seen as a
   non-contiguous result with the same shape and dim order as that operand
@@ -110,7 +114,7 @@ func etlDimOrderOf(n *ir.Node, i int, t *ir.TensorType, before func(*ir.Value) [
 	switch {
 	case n.Op.Has(ir.PropPointwise):
 		return EtCanonicalDimOrder(&ir.TensorType{Shape: t.Shape, DimOrder: etlIteratorOrder(n, t)}), true
-	case etlViewCopyOps[n.Op]:
+	case etlViewCopyOps[n.Op], n.Op == ir.OpAtenNonzero:
 		return EtCanonicalDimOrder(&ir.TensorType{Shape: t.Shape}), true
 	}
 	if i != 0 {

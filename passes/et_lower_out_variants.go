@@ -1,9 +1,11 @@
 package passes
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/ir/sym"
 	"github.com/fxport/fxport/pm"
 )
 
@@ -29,6 +31,13 @@ with several results gets one allocation per result, bound to the out
 arguments in order (native_layer_norm.out's out0..out2, the quantized
 library's choose_qparams.Tensor_out: scale_out float64, zero_point_out
 int64).
+
+A result of data-dependent size (an unbacked symbol the op itself
+defines, nonzero's u0) has no size value before the op: its allocation
+takes the symbol's upper bound from the program's range constraints and
+keeps the symbolic type, so plan-memory reserves the bound and the emitter
+writes the tensor DYNAMIC_BOUND; the out kernel resizes it, as exir plans
+such outputs. Without a finite bound the export is refused.
 
 Arguments of the functional op the out variant lacks are dropped only when
 the out tensor carries them (dtype, layout, device, pin_memory,
@@ -151,8 +160,19 @@ func etlToOut(n *ir.Node, out ir.Op, c *pm.Ctx) (bool, error) {
 
 // etlAlloc builds memory.alloc for a tensor of type t before the builder's
 // insertion point.
+//
+// A dim of a data-dependent size (an unbacked symbol that at itself
+// defines, nonzero's u0) has no value before at: it is allocated at its
+// upper bound (the program's range of the symbol), and the allocation keeps
+// the symbolic type, so plan-memory gives it upper-bound storage and the
+// emitter writes it DYNAMIC_BOUND; the out kernel resizes it (ExecuTorch's
+// nonzero.out does), as exir plans such outputs.
 func etlAlloc(b *ir.Builder, at *ir.Node, t *ir.TensorType) (*ir.Value, error) {
-	size, err := etShapeArg(b, at, t.Shape)
+	shape, bounded, err := etlBoundedShape(at, t)
+	if err != nil {
+		return nil, err
+	}
+	size, err := etShapeArg(b, at, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +189,104 @@ func etlAlloc(b *ir.Builder, at *ir.Node, t *ir.TensorType) (*ir.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if bounded {
+		bt := *n.Result().Tensor()
+		bt.Shape = append([]sym.Expr(nil), t.Shape...)
+		n.Result().Type = &bt
+	}
 	return n.Result(), nil
+}
+
+// etlBoundedShape is t's shape with every dim that holds a symbol defined
+// by at itself (no graph input, SymInt or tensor dim before at has it)
+// replaced by the dim's upper bound; bounded reports whether any was. Such
+// a symbol must be unbacked (a data-dependent size) with a finite bound.
+func etlBoundedShape(at *ir.Node, t *ir.TensorType) (shape []sym.Expr, bounded bool, err error) {
+	var fresh map[string]bool
+	for _, d := range t.Shape {
+		if _, ok := d.Const(); ok {
+			continue
+		}
+		if fresh == nil {
+			fresh = etlSymbolsDefinedBy(at)
+		}
+		break
+	}
+	if len(fresh) == 0 {
+		return t.Shape, false, nil
+	}
+	env := at.Graph.Program.Env
+	shape = append([]sym.Expr(nil), t.Shape...)
+	for i, d := range shape {
+		var own []string
+		for _, s := range d.Symbols() {
+			if fresh[s] {
+				own = append(own, s)
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		for _, s := range own {
+			if env == nil || !env.IsUnbacked(s) {
+				return nil, false, fmt.Errorf("dim %d (%s): symbol %s first appears in this result and is not a data-dependent (unbacked) size", i, d, s)
+			}
+		}
+		var ub sym.Bound
+		if env != nil {
+			ub = env.UpperBound(d)
+		}
+		if env == nil || !ub.IsFinite() {
+			return nil, false, fmt.Errorf("dim %d (%s) is a data-dependent size without a finite upper bound in the program's range constraints, so it cannot be given planned memory", i, d)
+		}
+		shape[i] = sym.Const(ub.V)
+		bounded = true
+	}
+	return shape, bounded, nil
+}
+
+// etlSymbolsDefinedBy are the symbols of at's result types that no graph
+// input and no result of an earlier node of at's graph holds.
+func etlSymbolsDefinedBy(at *ir.Node) map[string]bool {
+	seen := map[string]bool{}
+	note := func(v *ir.Value) {
+		switch t := v.Type.(type) {
+		case *ir.SymIntType:
+			if t.Expr.IsValid() {
+				for _, s := range t.Expr.Symbols() {
+					seen[s] = true
+				}
+			}
+		case *ir.TensorType:
+			for _, d := range t.Shape {
+				for _, s := range d.Symbols() {
+					seen[s] = true
+				}
+			}
+		}
+	}
+	g := at.Graph
+	for _, in := range g.Inputs {
+		note(in)
+	}
+	for n := g.First(); n != nil && n != at; n = n.Next() {
+		for _, r := range n.Results {
+			note(r)
+		}
+	}
+	fresh := map[string]bool{}
+	for _, r := range at.Results {
+		if t := r.Tensor(); t != nil {
+			for _, d := range t.Shape {
+				for _, s := range d.Symbols() {
+					if !seen[s] {
+						fresh[s] = true
+					}
+				}
+			}
+		}
+	}
+	return fresh
 }
 
 func etlArgIndex(op ir.Op, name string) int {
