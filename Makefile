@@ -11,7 +11,7 @@ OUT      := out
 # ends of time-limited fuzzing (golang/go#75804). `make fuzz` runs longer.
 FUZZTIME ?= 20000x
 
-.PHONY: all build run test vet unit race fuzz-short fuzz bench generate kernels docs clean ort flatc chromium venv fixtures fixtures-check anchors bench-programs bench-genuine
+.PHONY: all build run test vet unit race fuzz-short fuzz bench generate kernels docs clean ort flatc chromium venv fixtures fixtures-check anchors ops-anchors bench-programs bench-genuine
 
 all: build
 
@@ -148,6 +148,12 @@ ifdef OPS_ONLY
 else
 	$(GO) run ./tools/opsweep -gen -anchors -cases $(OPS_DIR) -python $(VENV_PY)
 endif
+
+# Only torch's own exporters on every case (one worker process, resumable:
+# rerun to continue), merged into the anchor columns of the results.
+ops-anchors: venv
+	$(VENV_PY) tools/opsweep/sweep.py anchors $(OPS_DIR)
+	$(GO) run ./tools/opsweep -merge-anchors $(OPS_DIR)/anchors.json
 
 # Genuine torch.export stacks (decoder, ViT, ResNet blocks at ~1k/10k/100k
 # nodes), cached outside git ($$FXPORT_BENCH_CACHE or ~/.cache/fxport/bench),

@@ -2,6 +2,7 @@
 // tools/opsweep/results.json and docs/ops.md.
 //
 //	go run ./tools/opsweep -cases DIR [-gen] [-anchors] [-merge]
+//	go run ./tools/opsweep -merge-anchors FILE
 //	go run ./tools/opsweep -render
 //
 // With -gen it first has tools/opsweep/sweep.py (the venv's torch) write
@@ -13,8 +14,11 @@
 // missing from DIR are kept from the existing results file. With -merge
 // the results file keeps its other rows: only the cases DIR holds are
 // replaced (or added), so a sweep of a few ops (sweep.py gen --only OP)
-// updates their rows without dropping the rest. -render only regenerates
-// docs/ops.md from the results file.
+// updates their rows without dropping the rest. -merge-anchors FILE sets
+// only the anchor verdicts of the results file's rows from FILE (an
+// anchors.json that sweep.py anchors wrote; fxport's verdicts and the
+// other rows stay as they are) and regenerates the doc. -render only
+// regenerates docs/ops.md from the results file.
 package main
 
 import (
@@ -40,7 +44,15 @@ func main() {
 	render := flag.Bool("render", false, "only render -doc from -results")
 	merge := flag.Bool("merge", false, "replace only the rows of the cases in -cases, keeping the results file's others")
 	python := flag.String("python", "third_party/venv/bin/python", "the venv's Python")
+	mergeAnchorsFrom := flag.String("merge-anchors", "", "set only the anchor verdicts of the results file's rows from this anchors.json, then render")
 	flag.Parse()
+	if *mergeAnchorsFrom != "" {
+		if err := mergeAnchorsFile(*mergeAnchorsFrom, *results, *doc); err != nil {
+			fmt.Fprintln(os.Stderr, "opsweep:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*casesDir, *doGen, *anchors, *merge, *results, *doc, *render, *python); err != nil {
 		fmt.Fprintln(os.Stderr, "opsweep:", err)
 		os.Exit(1)
@@ -115,6 +127,60 @@ func keepAnchors(r, old *Results) {
 			r.Rows[i].Anchors = prev[r.Rows[i].Case]
 		}
 	}
+}
+
+// mergeAnchorsFile sets the anchor verdicts of resultsPath's rows from the
+// anchors.json at path and rewrites the results and the doc.
+func mergeAnchorsFile(path, resultsPath, docPath string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rows map[string]map[string]string
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	r, err := ReadResults(resultsPath)
+	if err != nil {
+		return err
+	}
+	for _, c := range mergeAnchors(r, rows) {
+		fmt.Fprintf(os.Stderr, "opsweep: %s: case %s has no row in %s; its anchors are not kept\n", path, c, resultsPath)
+	}
+	out, err := r.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(resultsPath, out, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(docPath, []byte(r.Markdown()), 0o644)
+}
+
+// mergeAnchors sets the anchor verdicts of r's rows from rows (case →
+// target → verdict): a target rows has replaces the row's, the others stay.
+// It returns the cases of rows that r has no row for, sorted.
+func mergeAnchors(r *Results, rows map[string]map[string]string) []string {
+	at := map[string]int{}
+	for i, row := range r.Rows {
+		at[row.Case] = i
+	}
+	var missing []string
+	for c, vs := range rows {
+		i, ok := at[c]
+		if !ok {
+			missing = append(missing, c)
+			continue
+		}
+		if r.Rows[i].Anchors == nil {
+			r.Rows[i].Anchors = map[string]string{}
+		}
+		for t, v := range vs {
+			r.Rows[i].Anchors[t] = v
+		}
+	}
+	sort.Strings(missing)
+	return missing
 }
 
 // mergeResults is old with the rows of r's cases replaced by r's (a case

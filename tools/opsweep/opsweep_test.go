@@ -146,3 +146,31 @@ func TestMergeResults(t *testing.T) {
 		t.Errorf("b.default.f32 not kept: %+v", got.Rows[2])
 	}
 }
+
+// mergeAnchors replaces only the anchor verdicts it is given: fxport's
+// verdicts, the other targets' anchors and the other rows stay.
+func TestMergeAnchors(t *testing.T) {
+	r := &Results{Rows: []Row{
+		{Case: "a.default.f32", FXPort: map[string]string{"onnx": "pass"}, Anchors: map[string]string{"onnx": "fail: old", "portable": "pass"}},
+		{Case: "b.default.f32", FXPort: map[string]string{"onnx": "refused: no"}},
+		{Case: "c.default.f32", FXPort: map[string]string{"onnx": "pass"}, Anchors: map[string]string{"xnnpack": "pass"}},
+	}}
+	missing := mergeAnchors(r, map[string]map[string]string{
+		"a.default.f32": {"onnx": "pass"},
+		"b.default.f32": {"onnx": "pass", "portable": "fail: x", "xnnpack": "pass"},
+		"z.default.f32": {"onnx": "pass"},
+	})
+	if strings.Join(missing, " ") != "z.default.f32" {
+		t.Errorf("missing %v, want z.default.f32", missing)
+	}
+	a, b, c := r.Rows[0], r.Rows[1], r.Rows[2]
+	if a.Anchors["onnx"] != "pass" || a.Anchors["portable"] != "pass" || a.FXPort["onnx"] != "pass" {
+		t.Errorf("a: %+v", a)
+	}
+	if len(b.Anchors) != 3 || b.Anchors["portable"] != "fail: x" || b.FXPort["onnx"] != "refused: no" {
+		t.Errorf("b: %+v", b)
+	}
+	if len(c.Anchors) != 1 || c.Anchors["xnnpack"] != "pass" {
+		t.Errorf("c: %+v", c)
+	}
+}

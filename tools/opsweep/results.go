@@ -165,10 +165,17 @@ func (r *Results) Markdown() string {
 			anchored++
 		}
 	}
-	fmt.Fprintf(&b, "\n%d of the %d Core ATen ops are swept; the other %d are listed below with the reason. "+
-		"The anchors ran on %d of the %d cases (`make ops` runs them on every case; they take about a minute a case "+
-		"on a loaded machine); their rows count only those, and \"—\" marks an op they have not run on.\n\n",
-		swept, len(r.Core), len(r.NotSwept), anchored, len(coreRows))
+	fmt.Fprintf(&b, "\n%d of the %d Core ATen ops are swept; the other %d are listed below with the reason. ",
+		swept, len(r.Core), len(r.NotSwept))
+	runner := "(`sweep.py anchors`, which `make ops` runs: one worker process imports torch and the runtimes once " +
+		"and exports every case in turn; a target that hangs past its timeout or kills the worker is recorded as its " +
+		"failure and the worker restarted)"
+	if anchored == len(coreRows) {
+		fmt.Fprintf(&b, "The anchors ran on all %d cases %s.\n\n", anchored, runner)
+	} else {
+		fmt.Fprintf(&b, "The anchors ran on %d of the %d cases %s; their rows count only those, and \"—\" marks an "+
+			"op they have not run on.\n\n", anchored, len(coreRows), runner)
+	}
 	opTable := func(ops []string) {
 		b.WriteString("| op | dtypes | ONNX | portable | XNNPACK | torch.onnx | exir portable | exir XNNPACK |\n|---|---|---|---|---|---|---|---|\n")
 		for _, op := range ops {

@@ -8,10 +8,19 @@
       meta.json (op, dtype, how outputs are judged, whether the op reached
       the graph); OUTDIR/not_swept.json lists torch's Core ATen ops and
       those not swept with the reason. With --anchors also torch's own exporters on the same
-      module: torch.onnx.export(dynamo=True) judged by onnx.checker and
+      module (as sweep.py anchors): torch.onnx.export(dynamo=True) judged by onnx.checker and
       ONNX Runtime, and exir (to_edge_transform_and_lower, portable and
       with the XNNPACK partitioner, then to_executorch) judged by the
       genuine ExecuTorch runtime; OUTDIR/anchors.json holds the verdicts.
+  sweep.py anchors OUTDIR [--only OP,...] [--dtypes f32,...] [--timeout S] [--limit N]
+      Only the anchors (what gen --anchors runs after the captures; they
+      need no captured case): one worker process imports torch,
+      onnxscript, exir and the runtimes once and answers every (case,
+      target) in turn. OUTDIR/anchors.json is rewritten after each verdict,
+      so an interrupted run keeps what it did and a rerun resumes; a
+      target that runs past --timeout seconds (default 300) or kills the
+      worker is recorded as that verdict and the worker restarted.
+      --limit N stops after N cases (to measure the cost).
   sweep.py judge MANIFEST OUT
       Judges fxport's files: MANIFEST is a JSON list of {name, kind
       ("onnx"|"pte"), path, case (the case directory)}; OUT gets one
@@ -209,16 +218,8 @@ def gen(outdir, anchors, only, dtypes):
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "not_swept.json"), "w") as f:
         json.dump({"torch": torch.__version__.split("+")[0], "not_swept": C.NOT_SWEPT, "core": core_ops()}, f, indent=1, sort_keys=True)
-    anchor_rows = {}
-    apath = os.path.join(outdir, "anchors.json")
-    if anchors and os.path.exists(apath):
-        with open(apath) as f:
-            anchor_rows = json.load(f)
-    t0 = time.time()
     for op, dt, name in case_names():
         if only and op not in only or dtypes and dt not in dtypes:
-            continue
-        if anchors and name in anchor_rows:
             continue
         d = os.path.join(outdir, name)
         os.makedirs(d, exist_ok=True)
@@ -255,39 +256,242 @@ def gen(outdir, anchors, only, dtypes):
         meta["bf16_outputs"] = [i for i, w in enumerate(wants) if w.dtype == torch.bfloat16]
         with open(os.path.join(d, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1, sort_keys=True)
-        if anchors:
-            loose = C.LOOSE.get(op)
-            row = {}
-            p = os.path.join(d, "anchor.onnx")
+    if anchors:
+        run_anchors(outdir, only, dtypes)
 
-            def onnx_anchor():
-                prog = torch.onnx.export(mod, tuple(inputs), dynamo=True, verbose=False)
-                prog.save(p)
-                return compare_all(run_ort(p, inputs), wants, loose)
 
-            row["onnx"] = verdict(onnx_anchor)
-            for tgt in ("portable", "xnnpack"):
-                pte = os.path.join(d, "anchor.%s.pte" % tgt)
+# ---------------------------------------------------------------------------
+# The anchors: torch's own exporters on every case, in one long-lived worker
 
-                def exir_anchor():
-                    from executorch.exir import to_edge_transform_and_lower
 
-                    parts = []
-                    if tgt == "xnnpack":
-                        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+ANCHOR_TARGETS = ("onnx", "portable", "xnnpack")
 
-                        parts = [XnnpackPartitioner()]
-                    et = to_edge_transform_and_lower(torch.export.export(mod, tuple(inputs)), partitioner=parts).to_executorch()
-                    with open(pte, "wb") as f:
-                        f.write(et.buffer)
-                    return compare_all(run_et(pte, inputs), wants, loose)
 
-                row[tgt] = verdict(exir_anchor)
-            anchor_rows[name] = row
-            with open(apath + ".tmp", "w") as f:
-                json.dump(anchor_rows, f, indent=1, sort_keys=True)
-            os.replace(apath + ".tmp", apath)
-            print("%s %.0fs onnx=%s portable=%s xnnpack=%s" % (name, time.time() - t0, row["onnx"][:40], row["portable"][:40], row["xnnpack"][:40]), file=sys.stderr)
+def case_index():
+    return {name: (op, dt) for op, dt, name in case_names()}
+
+
+def build_case(name, op, dt):
+    """(module, inputs, torch eager's outputs) of a case, as gen builds them."""
+    C._seed[0] = sum(map(ord, name))
+    inputs, fn = C.CASES[op](dt)
+    mod = OneOp(fn)
+    torch.manual_seed(0)
+    wants = flat(fn(*inputs))
+    return mod, inputs, wants
+
+
+def anchor_verdict(mod, inputs, wants, op, tgt, d):
+    """One anchor's verdict on a case: torch.onnx (dynamo) judged by ORT, or exir judged by ExecuTorch."""
+    loose = C.LOOSE.get(op)
+    xs = [x.clone() for x in inputs]  # a mutating program must not change the next target's inputs
+    if tgt == "onnx":
+        p = os.path.join(d, "anchor.onnx")
+
+        def onnx_anchor():
+            try:
+                prog = torch.onnx.export(mod, tuple(xs), dynamo=True, verbose=False)
+            except Exception as e:
+                c = e
+                while c.__cause__ is not None:
+                    c = c.__cause__
+                if c is e:
+                    raise
+                # the first lines are torch.onnx's boilerplate; the innermost cause says why
+                return "%s: %s" % (type(e).__name__, short(c))
+            prog.save(p)
+            return compare_all(run_ort(p, [x.clone() for x in inputs]), wants, loose)
+
+        return verdict(onnx_anchor)
+    pte = os.path.join(d, "anchor.%s.pte" % tgt)
+
+    def exir_anchor():
+        from executorch.exir import to_edge_transform_and_lower
+
+        parts = []
+        if tgt == "xnnpack":
+            from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+            parts = [XnnpackPartitioner()]
+        et = to_edge_transform_and_lower(torch.export.export(mod, tuple(xs)), partitioner=parts).to_executorch()
+        with open(pte, "wb") as f:
+            f.write(et.buffer)
+        return compare_all(run_et_said(pte, [x.clone() for x in inputs]), wants, loose)
+
+    return verdict(exir_anchor)
+
+
+def run_et_said(path, inputs):
+    """run_et, an error naming the kernels the runtime reported missing (it prints them on fd 2)."""
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as cap:
+        os.dup2(cap.fileno(), 2)
+        try:
+            return run_et(path, inputs)
+        except Exception as e:
+            os.dup2(saved, 2)
+            cap.seek(0)
+            text = cap.read().decode("utf-8", "replace")
+            missing = sorted(set(re.findall(r"Missing operator: \[\d+\] (\S+)", text)))
+            if not missing:
+                raise
+            raise RuntimeError("%s (missing kernels: %s)" % (str(e).strip().split("\n")[0], ", ".join(missing)))
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def anchor_worker(outdir):
+    """The worker: reads "CASE TARGET" lines, answers one JSON verdict line each.
+
+    Imports torch, onnxscript, exir and both runtimes once. The protocol
+    goes over the original stdout; whatever the libraries print goes to
+    stderr.
+    """
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    torch.set_num_threads(1)
+    import onnx  # noqa: F401
+    import onnxruntime  # noqa: F401
+    import onnxscript  # noqa: F401
+    import executorch.exir  # noqa: F401
+    import executorch.backends.xnnpack.partition.xnnpack_partitioner  # noqa: F401
+    import executorch.runtime  # noqa: F401
+
+    # one tiny module through every anchor, so no case pays the lazy imports
+    warm = os.path.join(outdir, ".warm-up")
+    os.makedirs(warm, exist_ok=True)
+    x = torch.randn(2, 3)
+    for tgt in ANCHOR_TARGETS:
+        anchor_verdict(OneOp(torch.relu), [x], [torch.relu(x)], "aten.relu.default", tgt, warm)
+    index = case_index()
+    built = {}
+    replies.write("ready\n")
+    replies.flush()
+    for line in sys.stdin:
+        name, tgt = line.split()
+        op, dt = index[name]
+        if name not in built:
+            built.clear()
+            try:
+                built[name] = build_case(name, op, dt)
+            except Exception as e:
+                built[name] = "fail: building the case: " + short(e)
+        d = os.path.join(outdir, name)
+        os.makedirs(d, exist_ok=True)
+        b = built[name]
+        v = b if isinstance(b, str) else anchor_verdict(*b, op, tgt, d)
+        replies.write(json.dumps({"case": name, "target": tgt, "verdict": v}) + "\n")
+        replies.flush()
+
+
+class AnchorWorker:
+    """The supervisor's handle on one worker process."""
+
+    def __init__(self, outdir, start_timeout):
+        import subprocess
+
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "anchor-worker", outdir],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=False)
+        self.buf = b""
+        if self.read(start_timeout) != "ready":
+            self.kill()
+            raise SystemExit("sweep: the anchors' worker did not start within %d s" % start_timeout)
+
+    def read(self, timeout):
+        """The next line, or None when the worker died or said nothing within timeout seconds."""
+        import select
+
+        deadline = time.time() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = deadline - time.time()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+    def ask(self, name, tgt, timeout):
+        """(verdict, None), or (None, why) when the worker hung or died on the request."""
+        try:
+            self.proc.stdin.write(("%s %s\n" % (name, tgt)).encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass
+        line = self.read(timeout)
+        if line is not None:
+            rep = json.loads(line)
+            return rep["verdict"], None
+        code = self.proc.poll()
+        if code is None:
+            self.kill()
+            return None, "fail: timed out after %d s" % timeout
+        self.kill()
+        return None, "fail: the process crashed (%s)" % ("signal %d" % -code if code < 0 else "exit status %d" % code)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def run_anchors(outdir, only=(), dtypes=(), timeout=300, limit=0, start_timeout=900):
+    """torch's exporters on every case into OUTDIR/anchors.json, one target at a time.
+
+    The file is rewritten after every verdict, so a killed run keeps what it
+    did and a rerun resumes at the first missing (case, target). A request
+    that hangs past timeout seconds or kills the worker is that target's
+    verdict; the worker is restarted for the next one.
+    """
+    os.makedirs(outdir, exist_ok=True)
+    apath = os.path.join(outdir, "anchors.json")
+    rows = {}
+    if os.path.exists(apath):
+        with open(apath) as f:
+            rows = json.load(f)
+    todo = [name for op, dt, name in case_names()
+            if not (only and op not in only or dtypes and dt not in dtypes)
+            and any(t not in rows.get(name, {}) for t in ANCHOR_TARGETS)]
+    if limit:
+        todo = todo[:limit]
+    print("sweep: anchors on %d cases (%d already in %s)" % (len(todo), len(rows), apath), file=sys.stderr, flush=True)
+    w = None
+    t0 = time.time()
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # killed: the finally below ends the worker too
+    try:
+        for i, name in enumerate(todo):
+            row = rows.setdefault(name, {})
+            t1 = time.time()
+            for tgt in ANCHOR_TARGETS:
+                if tgt in row:
+                    continue
+                if w is None:
+                    w = AnchorWorker(outdir, start_timeout)
+                v, why = w.ask(name, tgt, timeout)
+                if why is not None:
+                    v, w = why, None
+                row[tgt] = v
+                with open(apath + ".tmp", "w") as f:
+                    json.dump(rows, f, indent=1, sort_keys=True)
+                os.replace(apath + ".tmp", apath)
+            print("sweep: anchors %d/%d %s %.0fs (total %.0fs) onnx=%s portable=%s xnnpack=%s"
+                  % (i + 1, len(todo), name, time.time() - t1, time.time() - t0,
+                     row["onnx"][:50], row["portable"][:50], row["xnnpack"][:50]), file=sys.stderr, flush=True)
+    finally:
+        if w is not None:
+            w.kill()
 
 
 def load_np(path):
@@ -331,6 +535,12 @@ def main():
         if "--dtypes" in sys.argv:
             dtypes = set(sys.argv[sys.argv.index("--dtypes") + 1].split(","))
         gen(sys.argv[2], "--anchors" in sys.argv, only, dtypes)
+    elif len(sys.argv) >= 3 and sys.argv[1] == "anchors":
+        opt = lambda k, d: sys.argv[sys.argv.index(k) + 1] if k in sys.argv else d  # noqa: E731
+        run_anchors(sys.argv[2], set(filter(None, opt("--only", "").split(","))),
+                    set(filter(None, opt("--dtypes", "").split(","))), int(opt("--timeout", "300")), int(opt("--limit", "0")))
+    elif len(sys.argv) == 3 and sys.argv[1] == "anchor-worker":
+        anchor_worker(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "judge":
         judge(sys.argv[2], sys.argv[3])
     else:
