@@ -248,7 +248,11 @@ func Emit(p *ir.Program, opts Options) (*Model, error) {
 		if err != nil {
 			return nil, n.Errorf("%v", err)
 		}
-		if err := f(b, n); err != nil {
+		err = complexUnlowered(n)
+		if err == nil {
+			err = f(b, n)
+		}
+		if err != nil {
 			failed.Failed = append(failed.Failed, LoweringFailure{Op: n.Op.String(), Node: "%" + firstResult(n), Origin: nodeOrigin(n), Reason: err.Error()})
 			for _, r := range n.Results {
 				if _, ok := b.names[r]; !ok {
@@ -467,6 +471,11 @@ func valueInfo(name string, t ir.Type) (*pb.ValueInfoProto, error) {
 			} else {
 				shape = append(shape, &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimParam{DimParam: d.String()}})
 			}
+		}
+		if dt.IsComplex() {
+			// The real form of a complex tensor (ops_complex.go).
+			dt = complexReal(dt)
+			shape = append(shape, &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimValue{DimValue: 2}})
 		}
 	case *ir.SymIntType:
 		dt = ir.Int64
