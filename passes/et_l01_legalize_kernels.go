@@ -99,7 +99,7 @@ func etlLegal(n *ir.Node) bool {
 	switch {
 	case n.Op == ir.OpOpaqueCall:
 		return false // an op the frontend did not know has no kernel
-	case etlKernelDisagrees(n):
+	case etlKernelDisagrees(n), etlKernelRefuses(n):
 		return false
 	case EtHasKernel(n.Op), etlLegalNamespaces[info.Namespace], etlPrimKernels[n.Op]:
 		return true

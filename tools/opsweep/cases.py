@@ -425,8 +425,10 @@ def _(dt):
 
 @case("aten.convolution.default", HALF)
 def _(dt):
-    return ((T(1, 4, 6, 6, dt=dt), T(6, 2, 3, 3, dt=dt), T(6, dt=dt)),
-            lambda x, w, b: aten.convolution.default(x, w, b, [2, 1], [1, 1], [1, 1], False, [0, 0], 2))
+    # 2-d, then 3-d (stride, padding and dilation per axis, groups).
+    return ((T(1, 4, 6, 6, dt=dt), T(6, 2, 3, 3, dt=dt), T(6, dt=dt), T(1, 4, 5, 6, 6, dt=dt), T(6, 2, 3, 3, 2, dt=dt)),
+            lambda x, w, b, v, k: (aten.convolution.default(x, w, b, [2, 1], [1, 1], [1, 1], False, [0, 0], 2),
+                                   aten.convolution.default(v, k, b, [2, 1, 2], [1, 0, 1], [1, 2, 1], False, [0, 0, 0], 2)))
 
 
 @case("aten.cumsum.default", INTS)
