@@ -39,8 +39,10 @@ two 2-d pools (H and W, then D; the indices from both stages' indices),
 col2im (scatter_add into the zero-padded image with an arange-built index,
 then a crop) and scatter_reduce.two (scatter_add for sum and mean; for
 amax, amin and prod a one-hot mask of the index against the output
-positions, numel(index)·self.size(dim) elements, refused above 2^24), all
-for static shapes; and sort, argsort and randperm, which have no portable
+positions, numel(index)·self.size(dim) elements, refused above 2^24) and
+a convolution with 5-D operands, which the portable convolution.out refuses
+(one 2-d convolution over the depth-shifted frames stacked into the
+channels), all for static shapes; and sort, argsort and randperm, which have no portable
 kernel: sort(x, dim, descending) is topk(x, k = size(dim), dim, largest =
 descending, sorted = True) (values and indices), argsort its indices, and
 randperm(n) the indices of the ascending topk of rand([n]) cast to its
