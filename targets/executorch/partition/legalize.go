@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/fxport/fxport/ir"
@@ -34,80 +35,201 @@ import (
 // It runs in time linear in the graph's size and fails, changing nothing,
 // if g has a cycle.
 func Legalize(g *ir.Graph, calls []*ir.Node) error {
+	return NewLegalizer(g).Legalize(calls)
+}
+
+// Legalizer runs Legalize again and again on one graph, as a partitioner
+// does after each outline, keeping between runs what the sort reads of each
+// node: its distinct operands and results as dense value numbers, and
+// whether it is prioritized. Reading every node's arguments and numbering
+// its values on each run cost more than the sort itself. Nodes it has not
+// seen are read at the next run; a node whose arguments change must be
+// reported with Changed (Outlined does it for the users of a new delegate
+// call's results). The order each run leaves is the one Legalize leaves.
+type Legalizer struct {
+	g     *ir.Graph
+	vnum  map[*ir.Value]int32
+	byID  []*legalNode // by node ID
+	other map[*ir.Node]*legalNode
+	gen   int32
+	// Buffers reused by each run.
+	inputs    []*ir.Value
+	inputNums []int32
+	indeg     []int32
+	userStart []int32
+	fill      []int32
+	userList  []int32
+}
+
+// legalNode is what the sort keeps of one node.
+type legalNode struct {
+	n        *ir.Node
+	ops, res []int32 // distinct operand values, result values
+	prio     bool
+	multi    bool  // read through getitems: several results or a delegate call
+	stale    bool  // arguments changed since ops was read
+	gen, idx int32 // the run that last saw it, its position in that run's input order
+	pos      int32 // position after the last run (or in the graph at creation)
+}
+
+// NewLegalizer prepares to sort g; Position reports g's current order until
+// the first Legalize.
+func NewLegalizer(g *ir.Graph) *Legalizer {
+	l := &Legalizer{g: g, vnum: map[*ir.Value]int32{}}
+	i := int32(0)
+	for n := g.First(); n != nil; n = n.Next() {
+		l.node(n).pos = i
+		i++
+	}
+	return l
+}
+
+// Changed tells l that n's arguments changed.
+func (l *Legalizer) Changed(n *ir.Node) {
+	if ln := l.lookup(n); ln != nil {
+		ln.stale = true
+	}
+}
+
+// Outlined tells l that call was just outlined: the users of its results
+// had their arguments rewritten.
+func (l *Legalizer) Outlined(call *ir.Node) {
+	for _, r := range call.Results {
+		for _, u := range r.Uses() {
+			if !u.IsReturn() {
+				l.Changed(u)
+			}
+		}
+	}
+}
+
+// Position returns n's position in the order the last Legalize left (before
+// the first, in the graph when l was made); -1 for a node l has not seen.
+func (l *Legalizer) Position(n *ir.Node) int {
+	if ln := l.lookup(n); ln != nil {
+		return int(ln.pos)
+	}
+	return -1
+}
+
+func (l *Legalizer) lookup(n *ir.Node) *legalNode {
+	if n.ID >= 0 && n.ID < len(l.byID) {
+		if ln := l.byID[n.ID]; ln != nil && ln.n == n {
+			return ln
+		}
+	}
+	return l.other[n]
+}
+
+// node returns n's record, making or refreshing it as needed.
+func (l *Legalizer) node(n *ir.Node) *legalNode {
+	ln := l.lookup(n)
+	if ln == nil {
+		ln = &legalNode{n: n, stale: true}
+		if n.ID >= 0 && n.ID < 8*(l.g.Len()+len(l.byID))+1024 {
+			if n.ID >= len(l.byID) {
+				l.byID = append(l.byID, make([]*legalNode, n.ID+1-len(l.byID)+len(l.byID)/2)...)
+			}
+			if l.byID[n.ID] == nil {
+				l.byID[n.ID] = ln
+			}
+		}
+		if l.byID == nil || n.ID < 0 || n.ID >= len(l.byID) || l.byID[n.ID] != ln {
+			if l.other == nil {
+				l.other = map[*ir.Node]*legalNode{}
+			}
+			l.other[n] = ln
+		}
+	}
+	if ln.stale {
+		ln.stale = false
+		ln.ops = ln.ops[:0]
+		for _, v := range n.Operands() {
+			if k := l.num(v); !slices.Contains(ln.ops, k) {
+				ln.ops = append(ln.ops, k)
+			}
+		}
+		ln.res = ln.res[:0]
+		for _, r := range n.Results {
+			ln.res = append(ln.res, l.num(r))
+		}
+		ln.prio = prioritized[n.Op]
+		ln.multi = len(n.Results) > 1 || n.Op == OpCallDelegate
+	}
+	return ln
+}
+
+// num is v's dense number.
+func (l *Legalizer) num(v *ir.Value) int32 {
+	k, ok := l.vnum[v]
+	if !ok {
+		k = int32(len(l.vnum))
+		l.vnum[v] = k
+	}
+	return k
+}
+
+// grow returns b resized to n zeroed entries.
+func grow(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n, n+n/4)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+// Legalize re-sorts l's graph as Legalize(g, calls) does.
+func (l *Legalizer) Legalize(calls []*ir.Node) error {
+	g := l.g
+	l.gen++
 	nodes := g.Nodes()
-	var fresh, prev *ir.Node
+	recs := make([]*legalNode, len(nodes))
+	for i, n := range nodes {
+		ln := l.node(n)
+		ln.gen, ln.idx = l.gen, int32(i)
+		recs[i] = ln
+	}
+	nodeAt := func(n *ir.Node) int32 {
+		if ln := l.lookup(n); ln != nil && ln.gen == l.gen {
+			return ln.idx
+		}
+		return -1
+	}
+	var fresh, prev int32 = -1, -1
 	if len(calls) > 0 {
-		fresh = calls[len(calls)-1]
+		fresh = nodeAt(calls[len(calls)-1])
 	}
 	if len(calls) > 1 {
-		prev = calls[len(calls)-2]
+		prev = nodeAt(calls[len(calls)-2])
 	}
 	// FX's users order: graph order with prev, then fresh, moved last.
-	userOrder := make([]*ir.Node, 0, len(nodes))
-	for _, n := range nodes {
-		if n != prev && n != fresh {
-			userOrder = append(userOrder, n)
+	userOrder := make([]int32, 0, len(nodes))
+	for i := range nodes {
+		if int32(i) != prev && int32(i) != fresh {
+			userOrder = append(userOrder, int32(i))
 		}
 	}
-	if prev != nil {
+	if prev >= 0 {
 		userOrder = append(userOrder, prev)
 	}
-	if fresh != nil {
+	if fresh >= 0 && fresh != prev {
 		userOrder = append(userOrder, fresh)
 	}
-	// Dense indices: nodes by position in nodes, values by ID when every
-	// operand and input belongs to g (IDs are unique within a graph), else
-	// by first sight.
-	nodeAt := denseNodes(nodes)
-	ops := make([][]*ir.Value, len(userOrder))
-	local, maxID := true, 0
-	note := func(v *ir.Value) {
-		if v.Graph != g {
-			local = false
-		}
-		maxID = max(maxID, v.ID)
-	}
-	for _, v := range g.Inputs {
-		note(v)
-	}
-	for i, n := range userOrder {
-		ops[i] = n.Operands()
-		for _, v := range ops[i] {
-			note(v)
-		}
-		for _, r := range n.Results {
-			note(r)
-		}
-	}
-	var byValue map[*ir.Value]int32
-	vid := func(v *ir.Value) int32 { return int32(v.ID) }
-	nv := maxID + 1
-	if !local || maxID > 4*(len(nodes)+len(g.Inputs))+1024 {
-		byValue = make(map[*ir.Value]int32)
-		vid = func(v *ir.Value) int32 {
-			k, ok := byValue[v]
-			if !ok {
-				k = int32(len(byValue))
-				byValue[v] = k
-			}
-			return k
-		}
+	if len(l.inputs) != len(g.Inputs) || !slices.Equal(l.inputs, g.Inputs) {
+		l.inputs = append(l.inputs[:0], g.Inputs...)
+		l.inputNums = l.inputNums[:0]
 		for _, v := range g.Inputs {
-			vid(v)
+			l.inputNums = append(l.inputNums, l.num(v))
 		}
-		for i, n := range userOrder {
-			for _, v := range ops[i] {
-				vid(v)
-			}
-			for _, r := range n.Results {
-				vid(r)
-			}
-		}
-		nv = len(byValue)
 	}
 	getattr := make([]bool, len(nodes))
+	var freshNode *ir.Node
+	if len(calls) > 0 {
+		freshNode = calls[len(calls)-1]
+	}
 	for _, c := range calls {
-		if c != fresh {
+		if c != freshNode {
 			if k := nodeAt(c); k >= 0 {
 				getattr[k] = true
 			}
@@ -116,89 +238,83 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 	// users[v] in FX's order, as one array: the users of value k are
 	// userList[userStart[k]:userStart[k+1]]. Each node counts once per
 	// distinct operand.
-	indeg := make([]int32, len(nodes))
-	seen := make([]int32, nv) // 1 + the userOrder index that last saw the value
-	userStart := make([]int32, nv+1)
-	for i := range userOrder {
-		for _, v := range ops[i] {
-			if k := vid(v); seen[k] != int32(i)+1 {
-				seen[k] = int32(i) + 1
-				userStart[k+1]++
-			}
+	nv := len(l.vnum)
+	l.indeg = grow(l.indeg, len(nodes))
+	l.userStart = grow(l.userStart, nv+1)
+	indeg, userStart := l.indeg, l.userStart
+	for _, i := range userOrder {
+		for _, k := range recs[i].ops {
+			userStart[k+1]++
 		}
 	}
 	for k := 0; k < nv; k++ {
 		userStart[k+1] += userStart[k]
 	}
-	userList := make([]*ir.Node, userStart[nv])
-	fill := append([]int32(nil), userStart[:nv]...)
-	clear(seen)
-	for i, n := range userOrder {
-		ni := nodeAt(n)
-		for _, v := range ops[i] {
-			if k := vid(v); seen[k] != int32(i)+1 {
-				seen[k] = int32(i) + 1
-				userList[fill[k]] = n
-				fill[k]++
-				indeg[ni]++
-			}
-		}
-		if getattr[ni] {
-			indeg[ni]++
-		}
+	if cap(l.userList) < int(userStart[nv]) {
+		l.userList = make([]int32, userStart[nv], userStart[nv]+userStart[nv]/4)
 	}
-	users := func(v *ir.Value) []*ir.Node {
-		k := vid(v)
-		return userList[userStart[k]:userStart[k+1]]
+	userList := l.userList[:userStart[nv]]
+	l.fill = append(l.fill[:0], userStart[:nv]...)
+	fill := l.fill
+	for _, i := range userOrder {
+		ops := recs[i].ops
+		for _, k := range ops {
+			userList[fill[k]] = i
+			fill[k]++
+		}
+		indeg[i] = int32(len(ops))
+		if getattr[i] {
+			indeg[i]++
+		}
 	}
 	q := &deque{}
-	for _, v := range g.Inputs {
-		q.pushBack(entry{v: v})
+	for _, k := range l.inputNums {
+		q.pushBack(entry{v: k, n: -1})
 	}
-	for i, n := range nodes {
+	for i := range nodes {
 		if indeg[i] == 0 {
-			q.pushBack(entry{n: n})
+			q.pushBack(entry{n: int32(i), v: -1})
 		}
 	}
 	for _, c := range calls {
 		if k := nodeAt(c); k >= 0 && getattr[k] {
-			q.pushBack(entry{n: c, attr: true})
+			q.pushBack(entry{n: k, v: -1, attr: true})
 		}
 	}
-	release := func(u *ir.Node) {
-		k := nodeAt(u)
-		indeg[k]--
-		if indeg[k] != 0 {
+	release := func(u int32) {
+		indeg[u]--
+		if indeg[u] != 0 {
 			return
 		}
-		if prioritized[u.Op] {
-			q.pushFront(entry{n: u})
+		if recs[u].prio {
+			q.pushFront(entry{n: u, v: -1})
 		} else {
-			q.pushBack(entry{n: u})
+			q.pushBack(entry{n: u, v: -1})
 		}
 	}
 	order := make([]*ir.Node, 0, len(nodes))
 	for !q.empty() {
 		e := q.popFront()
 		switch {
-		case e.v != nil: // a placeholder or a getitem
-			for _, u := range users(e.v) {
+		case e.v >= 0: // a placeholder or a getitem
+			for _, u := range userList[userStart[e.v]:userStart[e.v+1]] {
 				release(u)
 			}
 		case e.attr: // the lowered module's get_attr
 			release(e.n)
 		default:
-			order = append(order, e.n)
-			if len(e.n.Results) > 1 || e.n.Op == OpCallDelegate {
-				for _, r := range e.n.Results {
+			ln := recs[e.n]
+			order = append(order, ln.n)
+			if ln.multi {
+				for j, r := range ln.n.Results {
 					if r.NumUses() > 0 {
-						q.pushBack(entry{v: r})
+						q.pushBack(entry{v: ln.res[j], n: -1})
 					}
 				}
 				continue
 			}
-			for _, r := range e.n.Results {
-				for _, u := range users(r) {
+			for _, k := range ln.res {
+				for _, u := range userList[userStart[k]:userStart[k+1]] {
 					release(u)
 				}
 			}
@@ -207,49 +323,18 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 	if len(order) != len(nodes) {
 		return fmt.Errorf("graph %s: topological sort placed %d of %d nodes: the graph has a cycle", g.Name, len(order), len(nodes))
 	}
-	for _, n := range order {
+	// Relink from the first node out of place.
+	first := 0
+	for first < len(order) && order[first] == nodes[first] {
+		first++
+	}
+	for _, n := range order[first:] {
 		n.MoveBefore(nil)
 	}
+	for i, n := range order {
+		recs[nodeAt(n)].pos = int32(i)
+	}
 	return nil
-}
-
-// denseNodes returns the position of a node in nodes (-1 for others):
-// through a table by node ID when the IDs are distinct and small, else a
-// map.
-func denseNodes(nodes []*ir.Node) func(*ir.Node) int32 {
-	maxID := 0
-	for _, n := range nodes {
-		maxID = max(maxID, n.ID)
-	}
-	if maxID <= 8*len(nodes)+1024 {
-		at := make([]int32, maxID+1)
-		distinct := true
-		for i, n := range nodes {
-			if n.ID < 0 || at[n.ID] != 0 {
-				distinct = false
-				break
-			}
-			at[n.ID] = int32(i) + 1
-		}
-		if distinct {
-			return func(n *ir.Node) int32 {
-				if n.ID < 0 || n.ID >= len(at) || at[n.ID] == 0 || nodes[at[n.ID]-1] != n {
-					return -1
-				}
-				return at[n.ID] - 1
-			}
-		}
-	}
-	m := make(map[*ir.Node]int32, len(nodes))
-	for i, n := range nodes {
-		m[n] = int32(i)
-	}
-	return func(n *ir.Node) int32 {
-		if k, ok := m[n]; ok {
-			return k
-		}
-		return -1
-	}
 }
 
 // prioritized are the ops legalize_graph queues first once ready.
@@ -268,8 +353,7 @@ var prioritized = map[ir.Op]bool{
 // entry is one queue element: a node, a value whose users it releases (a
 // placeholder, or the getitem of one result), or a delegate's get_attr.
 type entry struct {
-	n    *ir.Node
-	v    *ir.Value
+	n, v int32 // a node's position, a value's number; -1 for none
 	attr bool
 }
 

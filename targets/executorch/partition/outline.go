@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fxport/fxport/ir"
 )
@@ -20,6 +21,12 @@ type Spec struct {
 	Pass string
 	// Prefix starts every error ("xnnpack partition").
 	Prefix string
+	// Position, when set, gives each node's position in the graph's
+	// current order (a Legalizer's, with nothing changed since its last
+	// run). Outline then finds the nodes to move after the call from the
+	// users of g's results instead of walking every node between g's first
+	// and last, which in a long graph can be most of it.
+	Position func(*ir.Node) int
 }
 
 // Boundary returns what g (nodes of one graph) exchanges with the rest of
@@ -69,17 +76,23 @@ func Outline(g []*ir.Node, s Spec) (*ir.Node, error) {
 	}
 	in := members(g)
 	last := g[len(g)-1]
-	dep := map[*ir.Node]bool{}
 	var movers []*ir.Node
-	for n := g[0]; n != nil && n != last; n = n.Next() {
-		if in[n] {
-			continue
-		}
-		for _, v := range n.Operands() {
-			if v.Def != nil && (in[v.Def] || dep[v.Def]) {
-				dep[n] = true
-				movers = append(movers, n)
-				break
+	ok := false
+	if s.Position != nil {
+		movers, ok = dependents(g, in, s.Position)
+	}
+	if !ok {
+		dep := map[*ir.Node]bool{}
+		for n := g[0]; n != nil && n != last; n = n.Next() {
+			if in[n] {
+				continue
+			}
+			for _, v := range n.Operands() {
+				if v.Def != nil && (in[v.Def] || dep[v.Def]) {
+					dep[n] = true
+					movers = append(movers, n)
+					break
+				}
 			}
 		}
 	}
@@ -134,6 +147,49 @@ func Outline(g []*ir.Node, s Spec) (*ir.Node, error) {
 		}
 	}
 	return call, nil
+}
+
+// dependents returns the nodes outside g (in: its members) placed before
+// g's last node that depend on a member, in graph order (pos): the
+// descendants of g's members reached through nodes before that last node.
+// Every path runs forward in a topological order, so no descendant placed
+// after the last node leads back before it. ok is false when pos does not
+// know a node it needs.
+func dependents(g []*ir.Node, in map[*ir.Node]bool, pos func(*ir.Node) int) (_ []*ir.Node, ok bool) {
+	end := pos(g[len(g)-1])
+	seen := map[*ir.Node]bool{}
+	var out, work []*ir.Node
+	ok = end >= 0
+	visit := func(n *ir.Node) {
+		for _, r := range n.Results {
+			for _, u := range r.Uses() {
+				if u.IsReturn() || in[u] || seen[u] {
+					continue
+				}
+				if p := pos(u); p < 0 {
+					ok = false
+				} else if p >= end {
+					continue
+				}
+				seen[u] = true
+				out = append(out, u)
+				work = append(work, u)
+			}
+		}
+	}
+	for _, n := range g {
+		visit(n)
+	}
+	for len(work) > 0 {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		visit(n)
+	}
+	if !ok {
+		return nil, false
+	}
+	slices.SortFunc(out, func(a, b *ir.Node) int { return pos(a) - pos(b) })
+	return out, true
 }
 
 // CopyNode appends to b a copy of n: its arguments remapped through vmap

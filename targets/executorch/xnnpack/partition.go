@@ -127,27 +127,29 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 	// created them, walking the graph backward: the one holding the latest
 	// node first.
 	partition.LatestFirst(groups, pos)
-	cur := currentOrder(p.Main)
+	// One Legalizer for every re-sort: it keeps what it read of each node
+	// (Outlined reports the users an outline rewrote).
+	lz := partition.NewLegalizer(p.Main)
 	var calls []*ir.Node
 	for _, g := range groups {
 		if trivial(g) {
 			continue
 		}
-		// Current graph order (cur): outlining and re-sorting after an
-		// earlier partition may have moved members of this one.
-		sort.Slice(g, func(i, j int) bool { return cur[g[i]] < cur[g[j]] })
-		call, err := outline(g, len(res.Partitions))
+		// Current graph order (lz.Position): outlining and re-sorting after
+		// an earlier partition may have moved members of this one.
+		sort.Slice(g, func(i, j int) bool { return lz.Position(g[i]) < lz.Position(g[j]) })
+		call, err := outline(g, len(res.Partitions), lz.Position)
 		if err != nil {
 			return nil, err
 		}
 		res.Partitions = append(res.Partitions, Partition{Call: call, Nodes: len(g)})
 		calls = append(calls, call)
+		lz.Outlined(call)
 		// exir's to_backend re-sorts the whole graph after fusing each
 		// partition (legalize_graph); the later groups' order follows.
-		if err := partition.Legalize(p.Main, calls); err != nil {
+		if err := lz.Legalize(calls); err != nil {
 			return nil, fmt.Errorf("xnnpack partition: %w", err)
 		}
-		cur = currentOrder(p.Main)
 	}
 	return res, nil
 }
@@ -176,13 +178,15 @@ func trivial(g []*ir.Node) bool {
 
 // outline moves the nodes of g (in graph order, convex) into the region
 // lowered_module_<index> of a new XnnpackBackend executorch_call_delegate
-// node placed where g's last node was (partition.Outline).
-func outline(g []*ir.Node, index int) (*ir.Node, error) {
+// node placed where g's last node was (partition.Outline); pos gives the
+// graph's current order.
+func outline(g []*ir.Node, index int, pos func(*ir.Node) int) (*ir.Node, error) {
 	call, err := partition.Outline(g, partition.Spec{
-		Backend: BackendID,
-		Region:  fmt.Sprintf("lowered_module_%d", index),
-		Pass:    "xnnpack-partition",
-		Prefix:  "xnnpack partition",
+		Backend:  BackendID,
+		Region:   fmt.Sprintf("lowered_module_%d", index),
+		Pass:     "xnnpack-partition",
+		Prefix:   "xnnpack partition",
+		Position: pos,
 	})
 	if err == nil && call == nil {
 		err = g[0].Errorf("xnnpack partition: partition has no outputs")

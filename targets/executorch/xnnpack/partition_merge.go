@@ -371,18 +371,3 @@ func (m *merger) convex(i, j int) bool {
 	}
 	return true
 }
-
-// graphOrder numbers a graph's nodes in increasing order of their present
-// place. Run numbers the graph afresh after each outline, which re-sorts
-// the whole graph anyway (partition.Legalize).
-type graphOrder map[*ir.Node]int
-
-// currentOrder numbers g's nodes in their present order.
-func currentOrder(g *ir.Graph) graphOrder {
-	nodes := g.Nodes()
-	out := make(graphOrder, len(nodes))
-	for i, n := range nodes {
-		out[n] = i
-	}
-	return out
-}
