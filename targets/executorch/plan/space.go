@@ -123,30 +123,107 @@ func (x *spaceIndex) insert(sets [][]span, n int, s span) {
 	sets[n] = slices.Delete(set, i+1, j)
 }
 
-// overlapping appends to out the spans whose union is the union of the
-// spans of the placed classes that overlap c (in no particular order, with
-// repeats) and returns it.
-func (x *spaceIndex) overlapping(c *class, out []span) []span {
+// overlapping appends to out the sets of spans (each sorted and disjoint)
+// whose union is the union of the spans of the placed classes that overlap
+// c, and returns it; the sets are x's own, valid until the next add.
+func (x *spaceIndex) overlapping(c *class, out [][]span) [][]span {
+	put := func(set []span) {
+		if len(set) > 0 {
+			out = append(out, set)
+		}
+	}
 	for _, g := range c.segs {
 		a, b := g.Start-x.base+x.leaves, g.End-x.base+x.leaves
 		for l, r := a, b+1; l < r; l, r = l>>1, r>>1 {
 			if l&1 == 1 {
-				out = append(out, x.sub[l]...)
+				put(x.sub[l])
 				l++
 			}
 			if r&1 == 1 {
 				r--
-				out = append(out, x.sub[r]...)
+				put(x.sub[r])
 			}
 		}
 		for ; a >= 1; a, b = a>>1, b>>1 {
-			out = append(out, x.own[a]...)
+			put(x.own[a])
 			if b != a {
-				out = append(out, x.own[b]...)
+				put(x.own[b])
 			}
 		}
 	}
 	return out
+}
+
+// unionOf appends to out the union of sets (each sorted by lo and
+// disjoint) as sorted, disjoint spans, touching spans merged, and returns
+// it: a k-way merge over the sets' heads, O(spans × log sets) instead of
+// sorting their concatenation.
+func unionOf(sets [][]span, heads, h []int, out []span) ([]span, []int, []int) {
+	switch len(sets) {
+	case 0:
+		return out, heads, h
+	case 1:
+		return append(out, sets[0]...), heads, h
+	}
+	// heads[i]: the next span of sets[i]; h: a min-heap of set indices by
+	// their next span's lo.
+	heads = heads[:0]
+	for range sets {
+		heads = append(heads, 0)
+	}
+	h = h[:0]
+	lo := func(i int) int64 { return sets[i][heads[i]].lo }
+	down := func(k int) {
+		for {
+			m, l, r := k, 2*k+1, 2*k+2
+			if l < len(h) && lo(h[l]) < lo(h[m]) {
+				m = l
+			}
+			if r < len(h) && lo(h[r]) < lo(h[m]) {
+				m = r
+			}
+			if m == k {
+				return
+			}
+			h[k], h[m] = h[m], h[k]
+			k = m
+		}
+	}
+	for i := range sets {
+		if len(sets[i]) > 0 {
+			h = append(h, i)
+		}
+	}
+	for k := len(h)/2 - 1; k >= 0; k-- {
+		down(k)
+	}
+	have := false
+	var cur span
+	for len(h) > 0 {
+		i := h[0]
+		sp := sets[i][heads[i]]
+		heads[i]++
+		if heads[i] == len(sets[i]) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		if len(h) > 0 {
+			down(0)
+		}
+		switch {
+		case !have:
+			cur, have = sp, true
+		case sp.lo <= cur.hi:
+			cur.hi = max(cur.hi, sp.hi)
+		default:
+			out = append(out, cur)
+			cur = sp
+		}
+	}
+	if have {
+		out = append(out, cur)
+	}
+	return out, heads, h
 }
 
 // spaceSet is the placed classes' spans: a spaceIndex, or a plain list
@@ -156,6 +233,9 @@ type spaceSet struct {
 	list  []*class
 	spans []span
 	buf   []span
+	sets  [][]span
+	heads []int
+	heap  []int
 }
 
 func newSpaceSet(classes []*class) *spaceSet {
@@ -188,12 +268,13 @@ func (s *spaceSet) add(c *class, sp span) {
 func (s *spaceSet) busy(c *class) []span {
 	s.buf = s.buf[:0]
 	if s.index != nil {
-		s.buf = s.index.overlapping(c, s.buf)
-	} else {
-		for i, q := range s.list {
-			if overlaps(c, q) {
-				s.buf = append(s.buf, s.spans[i])
-			}
+		s.sets = s.index.overlapping(c, s.sets[:0])
+		s.buf, s.heads, s.heap = unionOf(s.sets, s.heads, s.heap, s.buf)
+		return s.buf
+	}
+	for i, q := range s.list {
+		if overlaps(c, q) {
+			s.buf = append(s.buf, s.spans[i])
 		}
 	}
 	// The order among spans with one lo does not change the union's gaps.
