@@ -131,8 +131,12 @@ models: build venv
 	$(VENV_PY) tools/models/sweep.py --fxport $(BIN) $(if $(ONLY),--only $(ONLY))
 	$(GO) test ./tools/models -run TestModelsDoc -update
 
+# torch.onnx (dynamo) and exir beside fxport, one run -> docs/benchmarks.md:
+# the tests/corpus programs and scaling.py's 10k-node stacks (cached by make
+# bench-programs; those not captured are left out, said so on the page).
+# ANCHORS=corpus,1k,decoder_10k,... picks the programs.
 anchors: build venv
-	$(VENV_PY) tools/anchors/anchors.py --fxport $(BIN) --out docs/benchmarks.md
+	$(VENV_PY) tools/anchors/anchors.py --fxport $(BIN) --out docs/benchmarks.md $(if $(ANCHORS),--programs $(ANCHORS))
 
 # The op-by-op conformance sweep: every Core ATen op as a one-op torch.export
 # program through fxport to ONNX, portable and XNNPACK, judged by ONNX Runtime

@@ -74,24 +74,89 @@ def corpus_programs(corpus):
     out = []
     for n in names:
         model, factory = table.get(n, (None, None))
-        out.append({"name": n, "model": model, "factory": factory, "dir": os.path.join(corpus, n)})
+        out.append({"name": n, "kind": "corpus", "model": model, "factory": factory, "dir": os.path.join(corpus, n),
+                    "pt2": os.path.join(corpus, n, "program.pt2")})
     return out
+
+
+def scaling_programs(cache):
+    """Every program of tools/anchors/scaling.py (model x size), captured or not: <model>_<size>."""
+    sys.path.insert(0, HERE)
+    try:
+        import scaling  # standard library only until build()
+    finally:
+        sys.path.remove(HERE)
+    d = scaling.cache_dir(cache)
+    out = []
+    for size in scaling.SIZES:
+        for m in scaling.MODELS:
+            pt2 = os.path.join(d, "%s_%s.pt2" % (m, size))
+            meta = None
+            try:
+                with open(pt2[:-4] + ".json") as f:
+                    meta = json.load(f)
+            except (OSError, ValueError):
+                pass
+            out.append({"name": "%s_%s" % (m, size), "kind": "scaling", "model": m, "size": size, "pt2": pt2,
+                        "meta": meta if meta and os.path.exists(pt2) else None})
+    return out
+
+
+def select_programs(spec, corpus, scaling_cache):
+    """The programs a --programs list names: corpus, a corpus program, a size (1k, 10k, 100k: the three
+    stacks at that size), or <model>_<size>. Returns (programs, notes): a size's programs that are not
+    captured are left out with a note; a scaling program named alone must be captured."""
+    corp = corpus_programs(corpus)
+    scal = scaling_programs(scaling_cache)
+    by_name = {p["name"]: p for p in corp + scal}
+    sizes = sorted({p["size"] for p in scal})
+    picked, notes = [], []
+    for item in [x for x in spec.split(",") if x]:
+        if item == "corpus":
+            group = corp
+        elif item in sizes:
+            group = [p for p in scal if p["size"] == item]
+            for p in group:
+                if p["meta"] is None:
+                    notes.append("%s is not captured (%s; make bench-programs), left out" % (p["name"], p["pt2"]))
+            group = [p for p in group if p["meta"] is not None]
+        elif item in by_name:
+            group = [by_name[item]]
+            if item not in {p["name"] for p in corp} and by_name[item]["meta"] is None:
+                raise SystemExit("anchors: %s is not captured: %s (make bench-programs)" % (item, by_name[item]["pt2"]))
+        else:
+            raise SystemExit("anchors: unknown program %r (corpus, a corpus program, %s, or <model>_<size>; known: %s)"
+                             % (item, ", ".join(sizes), ", ".join(sorted(by_name))))
+        for p in group:
+            if p not in picked:
+                picked.append(p)
+    return picked, notes
 
 
 # ---------------------------------------------------------------------------
 # fxport side: the built binary as a subprocess
 
 
-def run_timed(cmd, log_path):
-    """Run cmd; return (rc, wall seconds, peak RSS bytes, stderr text)."""
+def run_timed(cmd, log_path, timeout=None):
+    """Run cmd; return (rc, wall seconds, peak RSS bytes, stderr text); rc None when it ran past timeout s (killed)."""
+    import threading
+
     with open(log_path, "wb") as log:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+        killed = []
+        timer = None
+        if timeout:
+            timer = threading.Timer(timeout, lambda: (killed.append(1), proc.kill()))
+            timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        if timer:
+            timer.cancel()
+        proc.returncode = None if killed else os.waitstatus_to_exitcode(status)
     with open(log_path, "rb") as f:
         text = f.read().decode("utf-8", "replace")
+    run_timed.cpu = usage.ru_utime + usage.ru_stime  # CPU seconds of the last command, all its threads
     return proc.returncode, wall, usage.ru_maxrss * 1024, text
 
 
@@ -103,17 +168,21 @@ def first_line(text):
     return ""
 
 
-def fxport_export(fxport, program, target, out, log, repeat):
-    walls, peaks = [], []
+def fxport_export(fxport, program, target, out, log, repeat, timeout=None):
+    walls, peaks, cpus = [], [], []
     for _ in range(repeat):
         if os.path.exists(out):
             os.remove(out)
-        rc, wall, peak, text = run_timed([fxport, "export", program, "--target", target, "-o", out], log)
+        rc, wall, peak, text = run_timed([fxport, "export", program, "--target", target, "-o", out], log, timeout)
+        if rc is None:
+            return {"ok": False, "timeout": timeout, "error": "timed out after %d s" % timeout, "wall": wall}
         if rc != 0:
             return {"ok": False, "error": first_line(text) or "exit status %d" % rc, "wall": wall, "peak": peak}
         walls.append(wall)
         peaks.append(peak)
-    return {"ok": True, "wall": statistics.median(walls), "peak": max(peaks), "size": file_bytes(out)}
+        cpus.append(run_timed.cpu)
+    return {"ok": True, "wall": statistics.median(walls), "cpu": statistics.median(cpus), "peak": max(peaks),
+            "size": file_bytes(out)}
 
 
 def file_bytes(path):
@@ -133,9 +202,11 @@ _XNN = re.compile(r"XN01 graph .*?: (\d+) value\(s\), (\d+) node\(s\)")
 _ARENA = re.compile(r"non_const_buffer_sizes: \[([0-9 ]*)\]")
 
 
-def inspect_pte(fxport, path, log):
+def inspect_pte(fxport, path, log, timeout=None):
     """Delegate calls, XNNPACK nodes, kernel calls and arena of method forward (fxport inspect)."""
-    rc, _, _, text = run_timed([fxport, "inspect", path], log)
+    rc, _, _, text = run_timed([fxport, "inspect", path], log, timeout)
+    if rc is None:
+        return {"inspect_error": "timed out after %d s" % timeout}
     if rc != 0:
         return {"inspect_error": first_line(text)}
     method = None
@@ -186,34 +257,58 @@ class Worker:
                                      env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
         os.close(w_fd)
         log.close()
-        self.replies = os.fdopen(r_fd, "r")
+        self.replies = r_fd
+        self.buf = b""
         hello = self._read()
         if hello is None:
             raise SystemExit("anchors: the torch worker did not start (see %s)" % self.log_path)
         return hello
 
-    def _read(self):
-        line = self.replies.readline()
-        if not line:
-            return None
+    def _read(self, timeout=None):
+        """The next reply; None at the worker's end; "timeout" when none came within timeout seconds."""
+        import select
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.replies], [], [], left)[0]:
+                    return "timeout"
+            chunk = os.read(self.replies, 1 << 16)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
 
-    def call(self, req):
-        """Send req; a worker that dies answers {"ok": False, "error": "crashed ..."}."""
+    def _drop(self):
+        os.close(self.replies)
+        self.proc = None
+
+    def call(self, req, timeout=None):
+        """Send req; a worker that dies answers {"ok": False, "error": "crashed ..."}, one that runs past
+        timeout seconds is killed and answers {"ok": False, "timeout": timeout, ...}."""
         if self.proc is None or self.proc.poll() is not None:
+            if self.proc is not None:
+                self._drop()
             self.start()
-            if req["op"] != "load" and self.state is not None:
+            if req["op"] not in ("load", "load_scaling") and self.state is not None:
                 self.call(self.state)
         self.proc.stdin.write((json.dumps(req) + "\n").encode())
         self.proc.stdin.flush()
-        rep = self._read()
+        rep = self._read(timeout)
+        if rep == "timeout":
+            self.proc.kill()
+            self.proc.wait()
+            self._drop()
+            return {"ok": False, "timeout": timeout, "error": "timed out after %d s in %s" % (timeout, req["op"])}
         if rep is None:
             self.proc.wait()
             code = self.proc.returncode
-            self.proc = None
+            self._drop()
             why = "signal %d" % -code if code < 0 else "exit status %d" % code
             return {"ok": False, "error": "the process crashed (%s) in %s" % (why, req["op"])}
-        if req["op"] == "load" and rep.get("ok"):
+        if req["op"] in ("load", "load_scaling") and rep.get("ok"):
             self.state = req
         return rep
 
@@ -221,6 +316,7 @@ class Worker:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.stdin.close()
             self.proc.wait()
+            os.close(self.replies)
 
 
 def worker_main(fd):
@@ -271,14 +367,25 @@ def worker_main(fd):
         gc.collect()
         hwm_reset()
         before = status("VmRSS")
+        import resource
+        u0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         res = fn()
         wall = time.perf_counter() - t0
+        u1 = resource.getrusage(resource.RUSAGE_SELF)
+        st["cpu"] = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)  # every thread of the worker
         return res, wall, status("VmHWM"), before
 
     st = {}
 
     def capture():
+        if st.get("pt2"):  # a scaling program: the cached .pt2 itself, the program fxport reads
+            ep = torch.export.load(st["pt2"])
+            # torch.export.load gives parameters requires_grad; exir's passes then refuse the
+            # decoder's in-place KV-cache update ("a leaf Variable that requires grad ...").
+            for v in ep.state_dict.values():
+                v.requires_grad_(False)
+            return ep
         from torch.export import Dim
         dims, shapes = {}, []
         for i in range(len(st["inputs"])):
@@ -348,12 +455,28 @@ def worker_main(fd):
         st["inputs"] = [torch.from_numpy(a.copy()) for a in arrays]
         st["arrays"] = arrays
         st["dynamic"] = {int(k): {int(d): v for d, v in s.items()} for k, s in dynamic.items()}
+        st["pt2"] = None
+        return eager()
+
+    def eager():
         import copy
         from torch.utils import _pytree as pytree
         with torch.no_grad():
             out = copy.deepcopy(st["module"])(*[x.clone() for x in st["inputs"]])
         st["eager"] = [t.detach().numpy() for t in pytree.tree_flatten(out)[0]]
-        return {"ok": True, "inputs": [list(a.shape) for a in arrays]}
+        return {"ok": True, "inputs": [list(a.shape) for a in st["arrays"]]}
+
+    def op_load_scaling(req):
+        """A scaling program: scaling.build's module and example inputs; torch's exporters get the cached .pt2."""
+        sys.path.insert(0, HERE)
+        import scaling
+        module, inputs = scaling.build(req["model"], req["blocks"])
+        st["module"] = module.eval()
+        st["inputs"] = [x.clone() for x in inputs]
+        st["arrays"] = [x.numpy().copy() for x in inputs]
+        st["dynamic"] = {}
+        st["pt2"] = req["pt2"]
+        return eager()
 
     def op_onnx(req):
         ep, cap, _, _ = measured(capture)
@@ -362,7 +485,7 @@ def worker_main(fd):
             torch.onnx.export(ep, (), req["out"], dynamo=True, optimize=True, external_data=False,
                               verbose=False)
         _, wall, peak, before = measured(step)
-        return {"ok": True, "capture": cap, "wall": wall, "peak": peak, "before": before}
+        return {"ok": True, "capture": cap, "wall": wall, "cpu": st["cpu"], "peak": peak, "before": before}
 
     def op_exir(req):
         ep, cap, _, _ = measured(capture)
@@ -378,7 +501,8 @@ def worker_main(fd):
         for plan in box["et"].executorch_program.execution_plan:
             if plan.name == "forward":
                 arena = sum(plan.non_const_buffer_sizes)
-        return {"ok": True, "capture": cap, "wall": wall, "peak": peak, "before": before, "arena": arena}
+        return {"ok": True, "capture": cap, "wall": wall, "cpu": st["cpu"], "peak": peak, "before": before,
+                "arena": arena}
 
     def runtime_said(fn):
         """Call fn with fd 2 captured; on an error, add the runtime's own reason (e.g. a missing kernel)."""
@@ -447,7 +571,7 @@ def worker_main(fd):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    ops = {"load": op_load, "onnx": op_onnx, "exir": op_exir, "run_pte": op_run_pte, "run_onnx": op_run_onnx,
+    ops = {"load": op_load, "load_scaling": op_load_scaling, "onnx": op_onnx, "exir": op_exir, "run_pte": op_run_pte, "run_onnx": op_run_onnx,
            "nodes": op_nodes}
     warm_up()
     hello = {"ok": True, "versions": {
@@ -514,51 +638,52 @@ def run_program(p, args, worker, work):
     name = p["name"]
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
-    program = os.path.join(p["dir"], "program.pt2")
-    row = {"name": name}
+    program = p["pt2"]
+    row = {"name": name, "kind": p["kind"]}
+    if p["kind"] == "scaling":
+        row["nodes"], row["blocks"] = p["meta"]["nodes"], p["meta"]["blocks"]
+    tmo = args.timeout or None
     log = os.path.join(d, "fxport.log")
     files = {"fx_onnx": os.path.join(d, "fxport.onnx"), "fx_pte": os.path.join(d, "fxport.pte"),
              "t_onnx": os.path.join(d, "torch.onnx"), "t_pte": os.path.join(d, "exir.pte")}
-    row["fx_onnx"] = fxport_export(args.fxport, program, "onnx", files["fx_onnx"], log, args.repeat)
-    row["fx_pte"] = fxport_export(args.fxport, program, "executorch-xnnpack", files["fx_pte"], log, args.repeat)
-    if p["model"] is None:
+    row["fx_onnx"] = fxport_export(args.fxport, program, "onnx", files["fx_onnx"], log, args.repeat, tmo)
+    row["fx_pte"] = fxport_export(args.fxport, program, "executorch-xnnpack", files["fx_pte"], log, args.repeat, tmo)
+    if p["kind"] == "scaling":
+        row["load"] = worker.call({"op": "load_scaling", "name": name, "model": p["model"],
+                                   "blocks": p["meta"]["blocks"], "pt2": program}, tmo)
+    elif p["model"] is None:
         row["load"] = {"ok": False, "error": "no model factory in tools/fxgen/gen_corpus.py"}
     else:
         row["load"] = worker.call({"op": "load", "name": name, "model": p["model"], "factory": p["factory"],
-                                   "dir": p["dir"]})
+                                   "dir": p["dir"]}, tmo)
     if row["load"].get("ok"):
-        walls = []
-        for _ in range(args.repeat):
-            rep = worker.call({"op": "onnx", "out": files["t_onnx"]})
-            if not rep.get("ok"):
-                break
-            walls.append(rep["wall"])
-        if rep.get("ok"):
-            rep["wall"] = statistics.median(walls)
-            rep["size"] = file_bytes(files["t_onnx"])
-        row["t_onnx"] = rep
-        walls = []
-        for _ in range(args.repeat):
-            rep = worker.call({"op": "exir", "out": files["t_pte"]})
-            if not rep.get("ok"):
-                break
-            walls.append(rep["wall"])
-        if rep.get("ok"):
-            rep["wall"] = statistics.median(walls)
-            rep["size"] = os.path.getsize(files["t_pte"])
-        row["t_pte"] = rep
+        for key, op, size in (("t_onnx", "onnx", file_bytes), ("t_pte", "exir", os.path.getsize)):
+            walls, cpus = [], []
+            for _ in range(args.repeat):
+                rep = worker.call({"op": op, "out": files[key]}, tmo)
+                if not rep.get("ok"):
+                    break
+                walls.append(rep["wall"])
+                cpus.append(rep.get("cpu"))
+            if rep.get("ok"):
+                rep["wall"] = statistics.median(walls)
+                rep["cpu"] = statistics.median(cpus) if None not in cpus else None
+                rep["size"] = size(files[key])
+            row[key] = rep
     for key in ("fx_onnx", "t_onnx"):
         r = row.get(key)
         if r and r.get("ok"):
-            r.update({k: v for k, v in worker.call({"op": "nodes", "path": files[key]}).items() if k != "ok"})
+            nd = worker.call({"op": "nodes", "path": files[key]}, tmo)
+            if nd.get("ok"):
+                r.update({k: v for k, v in nd.items() if k != "ok"})
             if row["load"].get("ok"):
-                r["run"] = worker.call({"op": "run_onnx", "path": files[key], "runs": args.runs})
+                r["run"] = worker.call({"op": "run_onnx", "path": files[key], "runs": args.runs}, tmo)
     for key in ("fx_pte", "t_pte"):
         r = row.get(key)
         if r and r.get("ok"):
-            r["inspect"] = inspect_pte(args.fxport, files[key], os.path.join(d, "inspect.log"))
+            r["inspect"] = inspect_pte(args.fxport, files[key], os.path.join(d, "inspect.log"), tmo)
             if row["load"].get("ok"):
-                r["run"] = worker.call({"op": "run_pte", "path": files[key], "runs": args.runs})
+                r["run"] = worker.call({"op": "run_pte", "path": files[key], "runs": args.runs}, tmo)
     return row
 
 
@@ -592,7 +717,20 @@ def ratio(a, b):
 
 
 def cell_err(r):
+    if r.get("timeout"):
+        return "**timed out** (> %s)" % ms(r["timeout"])
     return "**fails**: %s" % r.get("error", "?").replace("|", "\\|")
+
+
+def speedup(f, t):
+    """torch's time over fxport's; a lower bound (">") when torch ran past the timeout."""
+    if not f.get("ok"):
+        return "—"
+    if t.get("ok"):
+        return ratio(t.get("wall"), f.get("wall"))
+    if t.get("timeout"):
+        return "> " + ratio(t["timeout"], f.get("wall"))
+    return "—"
 
 
 def match_cell(r):
@@ -624,7 +762,35 @@ def write_page(path, text):
     os.replace(tmp, path)
 
 
-def render(rows, info, args, elapsed, partial=None):
+CORPUS_HEADING = "## ONNX: `fxport export --target onnx`"
+
+
+def kept_corpus(page):
+    """The corpus tables and summary of an earlier page, headed by which run they come from; '' if none."""
+    try:
+        with open(page) as f:
+            text = f.read()
+    except OSError:
+        return ""
+    i = text.find(CORPUS_HEADING)
+    if i < 0:
+        return ""
+    j = text.find("\n## Scaling", i)
+    body = text[i:] if j < 0 else text[i:j + 1]
+    if "<!-- kept from" in text[:i]:  # already kept once: keep its own header line
+        k = text.rfind("<!-- kept from", 0, i)
+        return text[k:i] + body.rstrip("\n") + "\n"
+    commit = re.search(r"fxport: commit `([^`]*)`", text)
+    load = re.search(r"load average ([0-9.]+) at the start", text)
+    run = re.search(r"the run: (.*?); whole run ([0-9]+) s", text)
+    head = ("<!-- kept from an earlier page -->\n**The corpus tables below are from an earlier run** (fxport commit `%s`, "
+            "load average %s at its start, whole run %s s, same measurements as above); this run measured only the "
+            "programs of the scaling section (`--keep-corpus`).\n\n"
+            % (commit.group(1) if commit else "?", load.group(1) if load else "?", run.group(2) if run else "?"))
+    return head + body.rstrip("\n") + "\n"
+
+
+def render(rows, info, args, elapsed, partial=None, notes=(), kept=""):
     L = []
     a = L.append
     a("# Anchors: fxport beside torch's own exporters\n")
@@ -632,7 +798,9 @@ def render(rows, info, args, elapsed, partial=None):
     if partial:
         a("**Partial run: %d of %d programs so far.**\n" % (len(rows), partial))
     a("Generated by `make anchors` (`tools/anchors/anchors.py`); do not edit by hand. Every figure comes from one")
-    a("run on the machine below; timings and memory vary between runs, everything else is deterministic.\n")
+    a("run on the machine below%s; timings and memory vary between runs, everything else is deterministic.\n"
+      % (" (except the corpus tables, kept from an earlier run: see there)" if kept and not any(
+          r.get("kind", "corpus") == "corpus" for r in rows) else ""))
     m, v = info["machine"], info["versions"]
     a("## Machine and versions\n")
     a("- machine: %d cores, %s, %.0f GiB RAM, Linux %s; 1-minute load average %.1f at the start of the run"
@@ -640,10 +808,17 @@ def render(rows, info, args, elapsed, partial=None):
     a("- fxport: commit `%s`, %s; torch %s, torchvision %s, executorch %s, onnx %s, onnxscript %s, onnxruntime %s, "
       "numpy %s, Python %s" % (info["commit"], info["go"], v["torch"], v["torchvision"], v["executorch"], v["onnx"],
                                v["onnxscript"], v["onnxruntime"], v["numpy"], v["python"]))
-    a("- the run: %d programs, latency = median of %d runs after 3 warm-up runs, exporter times = median of %d "
-      "run(s); whole run %.0f s\n" % (len(rows), args.runs, args.repeat, elapsed))
+    a("- the run: %d programs (`--programs %s`), latency = median of %d runs after 3 warm-up runs, exporter times = "
+      "median of %d run(s), every exporter step and runtime call stopped after %s (shown as *timed out*); whole run "
+      "%.0f s\n" % (len(rows), args.programs, args.runs, args.repeat, ms(args.timeout) if args.timeout else "no limit",
+                    elapsed))
+    for n in notes:
+        a("- not in this run: %s" % n)
+    if notes:
+        a("")
     a("## What is measured\n")
-    a("- **program**: the `tests/corpus/<name>` program. fxport reads `program.pt2`; torch's exporters get the")
+    a("- **program**: a `tests/corpus/<name>` program, or a scaling program (below). fxport reads `program.pt2`;")
+    a("  for the corpus torch's exporters get the")
     a("  `ExportedProgram` of `torch.export.export(...).run_decompositions()` on the model factory's module")
     a("  (`tools/fxgen/models`, with the factory's dynamic dims): the core-ATen capture that `tools/fxgen` saves as")
     a("  the corpus's `program.pt2`, so both sides start from the same program. Inputs are `io/input_<i>.npy`.")
@@ -667,63 +842,169 @@ def render(rows, info, args, elapsed, partial=None):
     a("  and inputs, max |got − want| ≤ 1e-4 × max |want| (the worst relative error in brackets; extra leading")
     a("  outputs of a `.pte` are buffer mutations and are not compared).\n")
 
-    a("## ONNX: `fxport export --target onnx` vs `torch.onnx.export(dynamo=True)` + onnxscript optimizer\n")
-    a("| program | fxport | torch.onnx | speed-up | capture | fxport peak | torch.onnx peak | nodes fxport / torch | "
-      "size fxport / torch | ORT latency fxport / torch | fxport matches eager | torch.onnx matches eager |")
-    a("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    corpus = [r for r in rows if r.get("kind", "corpus") == "corpus"]
+    scal = [r for r in rows if r.get("kind") == "scaling"]
+    if not corpus and kept:
+        a(kept)
+    if corpus:
+        a("## ONNX: `fxport export --target onnx` vs `torch.onnx.export(dynamo=True)` + onnxscript optimizer\n")
+        onnx_table(a, corpus, scaling=False)
+        a("## ExecuTorch + XNNPACK: `fxport export --target executorch-xnnpack` vs exir `to_edge_transform_and_lower` "
+          "+ `XnnpackPartitioner` + `to_executorch`\n")
+        pte_table(a, corpus, scaling=False)
+        a(summary(corpus))
+    if scal:
+        a("## Scaling: genuine torch.export stacks of 1k to 100k nodes\n")
+        a("The programs of `tools/anchors/scaling.py` (`make bench-programs`): a stack of one real block repeated —")
+        a("*decoder* a Llama-style decoder block (RMSNorm, rotary embedding, grouped-query attention over a KV cache")
+        a("held in buffers and updated in place, SwiGLU MLP), *vit* torchvision's ViT `EncoderBlock`, *resnet*")
+        a("torchvision's `BasicBlock` — tiny widths, captured with `torch.export.export(...).run_decompositions()` and")
+        a("saved with `torch.export.save`, cached outside git (`~/.cache/fxport/bench`). fxport reads the cached `.pt2`;")
+        a("torch's exporters get `torch.export.load` of the same file (its time is the *load* column, outside theirs;")
+        a("its tensors with `requires_grad` off, without which exir refuses the decoder's in-place KV-cache update),")
+        a("and the outputs are compared with torch eager on `scaling.build`'s module and example inputs. *nodes*: the")
+        a("program's graph nodes. *CPU*: CPU seconds of the exporter step (every thread; fxport's process from")
+        a("`wait4`, torch's worker from `getrusage` around the call), steadier than wall time on a loaded machine.")
+        a("The goal (issue #16): at 10k nodes or more fxport at least 50× faster than each of")
+        a("torch's exporters, with a planned arena no larger than exir's.\n")
+        a("### ONNX\n")
+        onnx_table(a, scal, scaling=True)
+        a("### ExecuTorch + XNNPACK\n")
+        pte_table(a, scal, scaling=True)
+        a(goal(scal))
+    return "\n".join(L) + "\n"
+
+
+def no_run(r):
+    return {"ok": False, "timeout": r["load"].get("timeout"), "error": r["load"].get("error", "not run")}
+
+
+def cpu_cell(f, t):
+    """CPU seconds of the exporter step, fxport / torch, and their ratio: steadier than wall time under load."""
+    fc, tc = f.get("cpu") if f.get("ok") else None, t.get("cpu") if t.get("ok") else None
+    if fc is None and tc is None:
+        return "—"
+    return "%s / %s%s" % (ms(fc), ms(tc), " (%s)" % ratio(tc, fc) if fc and tc else "")
+
+
+def peak_cell(t):
+    return "%s (+%s)" % (mib(t["peak"]), mib(max(t["peak"] - t["before"], 0))) if t.get("ok") else "—"
+
+
+def onnx_table(a, rows, scaling):
+    a("| program | %sfxport | torch.onnx | speed-up | %s%s | fxport peak | torch.onnx peak | nodes fxport / torch | "
+      "size fxport / torch | ORT latency fxport / torch | fxport matches eager | torch.onnx matches eager |"
+      % ("nodes | " if scaling else "", "CPU fxport / torch | " if scaling else "", "load" if scaling else "capture"))
+    a("|---|%s---|---|---|---|---|---|---|---|---|---|---|" % ("---|---|" if scaling else ""))
     for r in rows:
-        f, t = r["fx_onnx"], r.get("t_onnx") or {"ok": False, "error": r["load"].get("error", "not run")}
-        a("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["name"],
+        f, t = r["fx_onnx"], r.get("t_onnx") or no_run(r)
+        a("| `%s` | %s%s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["name"], ("%d | " % r["nodes"]) if scaling else "",
             ms(f["wall"]) if f["ok"] else cell_err(f),
             ms(t["wall"]) if t["ok"] else cell_err(t),
-            ratio(t.get("wall"), f.get("wall")) if f["ok"] and t["ok"] else "—",
+            speedup(f, t), (cpu_cell(f, t) + " | ") if scaling else "",
             ms(t.get("capture")) if t.get("ok") else "—",
             mib(f.get("peak")) if f["ok"] else "—",
-            "%s (+%s)" % (mib(t["peak"]), mib(max(t["peak"] - t["before"], 0))) if t["ok"] else "—",
+            peak_cell(t),
             "%s / %s" % (f.get("nodes", "—"), t.get("nodes", "—")),
             "%s / %s" % (kib(f.get("size")), kib(t.get("size"))),
             "%s / %s" % (lat(f), lat(t)),
             match_cell(f), match_cell(t)))
     a("")
-    a("## ExecuTorch + XNNPACK: `fxport export --target executorch-xnnpack` vs exir `to_edge_transform_and_lower` "
-      "+ `XnnpackPartitioner` + `to_executorch`\n")
-    a("| program | fxport | exir | speed-up | fxport peak | exir peak | XNN nodes / calls / kernels fxport | "
+
+
+def deleg(x):
+    i = x.get("inspect") if x.get("ok") else None
+    if not i:
+        return "—"
+    if "inspect_error" in i:
+        return "inspect: %s" % i["inspect_error"]
+    return "%d / %d / %d" % (i["xnn_nodes"], i["delegate_calls"], i["kernel_calls"])
+
+
+def arena_of(x):
+    i = x.get("inspect") if x.get("ok") else None
+    return None if not i else i.get("arena")
+
+
+def arena(x):
+    v = arena_of(x)
+    if v is None:
+        return "—"
+    s = kib(v)
+    if x.get("arena") is not None and x["arena"] != v:
+        s += " (execution_plan: %s)" % kib(x["arena"])
+    return s
+
+
+def pte_table(a, rows, scaling):
+    a("| program | %sfxport | exir | speed-up | %sfxport peak | exir peak | XNN nodes / calls / kernels fxport | "
       "exir | arena fxport / exir | size fxport / exir | runtime latency fxport / exir | fxport matches eager | "
-      "exir matches eager |")
-    a("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "exir matches eager |" % ("nodes | " if scaling else "", "CPU fxport / exir | " if scaling else ""))
+    a("|---|%s---|---|---|---|---|---|---|---|---|---|---|---|" % ("---|---|" if scaling else ""))
     for r in rows:
-        f, t = r["fx_pte"], r.get("t_pte") or {"ok": False, "error": r["load"].get("error", "not run")}
-
-        def deleg(x):
-            i = x.get("inspect") if x.get("ok") else None
-            if not i:
-                return "—"
-            if "inspect_error" in i:
-                return "inspect: %s" % i["inspect_error"]
-            return "%d / %d / %d" % (i["xnn_nodes"], i["delegate_calls"], i["kernel_calls"])
-
-        def arena(x):
-            i = x.get("inspect") if x.get("ok") else None
-            if not i or i.get("arena") is None:
-                return "—"
-            s = kib(i["arena"])
-            if x.get("arena") is not None and x["arena"] != i["arena"]:
-                s += " (execution_plan: %s)" % kib(x["arena"])
-            return s
-        a("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s | %s |" % (
-            r["name"],
+        f, t = r["fx_pte"], r.get("t_pte") or no_run(r)
+        a("| `%s` | %s%s | %s | %s | %s%s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s | %s |" % (
+            r["name"], ("%d | " % r["nodes"]) if scaling else "",
             ms(f["wall"]) if f["ok"] else cell_err(f),
             ms(t["wall"]) if t["ok"] else cell_err(t),
-            ratio(t.get("wall"), f.get("wall")) if f["ok"] and t["ok"] else "—",
+            speedup(f, t), (cpu_cell(f, t) + " | ") if scaling else "",
             mib(f.get("peak")) if f["ok"] else "—",
-            "%s (+%s)" % (mib(t["peak"]), mib(max(t["peak"] - t["before"], 0))) if t["ok"] else "—",
+            peak_cell(t),
             deleg(f), deleg(t), arena(f), arena(t),
             kib(f.get("size")) if f["ok"] else "—", kib(t.get("size")) if t["ok"] else "—",
             lat(f), lat(t), match_cell(f), match_cell(t)))
     a("")
-    a(summary(rows))
-    return "\n".join(L) + "\n"
+
+
+def goal(rows):
+    """Each scaling program of 10k nodes or more against the goal: >= 50x faster than each, arena <= exir's."""
+    out = ["### Against the goal\n"]
+    big = [r for r in rows if r.get("nodes", 0) >= 9000]
+    if not big:
+        out.append("No program of 10k nodes in this run.\n")
+        return "\n".join(out) + "\n"
+    out.append("| program | nodes | speed-up over torch.onnx | speed-up over exir | arena fxport / exir | "
+               "≥ 50× over both, arena ≤ exir's |")
+    out.append("|---|---|---|---|---|---|")
+    met = nos = 0
+    for r in big:
+        fo, to = r["fx_onnx"], r.get("t_onnx") or no_run(r)
+        fp, tp = r["fx_pte"], r.get("t_pte") or no_run(r)
+
+        def factor(f, t):
+            if not f.get("ok") or not f.get("wall"):
+                return None
+            if t.get("ok"):
+                return t["wall"] / f["wall"]
+            if t.get("timeout"):
+                return t["timeout"] / f["wall"]  # a lower bound
+            return None
+        so, sp = factor(fo, to), factor(fp, tp)
+        af, ae = arena_of(fp), arena_of(tp)
+        why, unshown = [], []
+        for label, x, exact in (("torch.onnx", so, to.get("ok")), ("exir", sp, tp.get("ok"))):
+            if x is None:
+                unshown.append("%s not compared" % label)
+            elif x < 50 and exact:
+                why.append("%.0f× over %s" % (x, label))
+            elif x < 50:
+                unshown.append("over %s only > %.0f× (timed out)" % (label, x))
+        if af is None or ae is None:
+            unshown.append("arena not compared (%s)" % ("exir's .pte missing" if ae is None else "fxport's missing"))
+        elif af > ae:
+            why.append("arena %.2f× exir's" % (af / ae))
+        ok = not why and not unshown
+        met += ok
+        nos += bool(why)
+        arena_cell = "—" if af is None or ae is None else "%s / %s (%.2f×)" % (kib(af), kib(ae), af / ae if ae else 0)
+        out.append("| `%s` | %d | %s | %s | %s | %s |" % (
+            r["name"], r["nodes"], speedup(fo, to), speedup(fp, tp), arena_cell,
+            "yes" if ok else "**no**: " + ", ".join(why + unshown) if why else "not shown: " + ", ".join(unshown)))
+    out.append("\nOf %d programs of about 10k nodes or more, %d meet the goal, %d miss it and %d are not settled by this "
+               "run. Speed-ups are wall-time ratios of the exporter step on the machine above (`>` where torch's "
+               "exporter ran past the timeout: a lower bound).\n" % (len(big), met, nos, len(big) - met - nos))
+    return "\n".join(out) + "\n"
 
 
 def summary(rows):
@@ -755,7 +1036,18 @@ def summary(rows):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default=os.path.join(REPO, "tests", "corpus"))
-    ap.add_argument("--only", help="comma-separated program names")
+    ap.add_argument("--programs", default="corpus,10k",
+                    help="comma-separated: corpus (every tests/corpus program), a corpus program's name, a size "
+                         "(1k, 10k, 100k: scaling.py's three stacks at that size, those captured), or <model>_<size> "
+                         "(default corpus,10k)")
+    ap.add_argument("--only", help="the same as --programs")
+    ap.add_argument("--scaling-cache", help="scaling.py's cache directory (default: scaling.py's)")
+    ap.add_argument("--keep-corpus", action="store_true",
+                    help="when this run has no corpus program, keep the corpus tables of the existing --out page "
+                         "(marked as from an earlier run)")
+    ap.add_argument("--timeout", type=float, default=1800,
+                    help="seconds one exporter step or runtime call may take before it is stopped and recorded as "
+                         "timed out (0: no limit; default 1800)")
     ap.add_argument("--fxport", default=os.path.join(REPO, "bin", "fxport"), help="the built fxport binary")
     ap.add_argument("--runs", type=int, default=20, help="runtime latency: median of this many runs")
     ap.add_argument("--repeat", type=int, default=1, help="exporter time: median of this many exports, every exporter")
@@ -766,27 +1058,46 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true", help="print the programs and their factories, run nothing")
     ap.add_argument("--smallest-first", action="store_true",
                     help="run the programs smallest .pt2 first (the page is rewritten after each)")
+    ap.add_argument("--render-json", metavar="FILE",
+                    help="run nothing: write --out again from the raw results of an earlier run (its --json)")
+    ap.add_argument("--elapsed", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker is not None:
         return worker_main(args.worker)
     if args.runs < 1 or args.repeat < 1:
         ap.error("--runs and --repeat must be at least 1")
-    progs = corpus_programs(args.corpus)
     if args.only:
-        want = args.only.split(",")
-        known = {p["name"] for p in progs}
-        for w in want:
-            if w not in known:
-                ap.error("unknown program %r (corpus: %s)" % (w, ", ".join(sorted(known))))
-        progs = [p for p in progs if p["name"] in want]
-    if args.smallest_first:
-        progs.sort(key=lambda p: os.path.getsize(os.path.join(p["dir"], "program.pt2")))
-    if args.list:
-        for p in progs:
-            where = "%s:%s" % (os.path.relpath(p["model"], REPO), p["factory"]) if p["model"] else "no factory"
-            print("%s\t%s" % (p["name"], where))
+        args.programs = args.only
+    if args.render_json:
+        with open(args.render_json) as f:
+            raw = json.load(f)
+        for k in ("programs", "runs", "repeat", "timeout"):
+            if k in raw:
+                setattr(args, k, raw[k])
+        kept = kept_corpus(args.out) if args.keep_corpus else ""
+        write_page(args.out, render(raw["rows"], raw["info"], args, raw.get("elapsed", args.elapsed or 0),
+                                    partial=raw.get("partial"), notes=raw.get("notes", []), kept=kept))
+        print("anchors: wrote %s" % args.out, file=sys.stderr)
         return 0
+    if args.list:  # lists what --programs names, captured or not
+        corp = corpus_programs(args.corpus)
+        scal = scaling_programs(args.scaling_cache)
+        for item in [x for x in args.programs.split(",") if x]:
+            for p in corp + scal:
+                if item == "corpus" and p["kind"] == "corpus" or item == p["name"] or item == p.get("size"):
+                    if p["kind"] == "corpus":
+                        where = "%s:%s" % (os.path.relpath(p["model"], REPO), p["factory"]) if p["model"] else "no factory"
+                    else:
+                        where = "tools/anchors/scaling.py:%s %s%s" % (p["model"], p["pt2"], "" if p["meta"] else " (not captured)")
+                    print("%s\t%s" % (p["name"], where))
+        return 0
+    progs, notes = select_programs(args.programs, args.corpus, args.scaling_cache)
+    kept = kept_corpus(args.out) if args.keep_corpus else ""
+    for n in notes:
+        print("anchors: %s" % n, file=sys.stderr)
+    if args.smallest_first:
+        progs.sort(key=lambda p: os.path.getsize(p["pt2"]))
     if not os.access(args.fxport, os.X_OK):
         raise SystemExit("anchors: %s is not built (make build)" % args.fxport)
     args.fxport = os.path.abspath(args.fxport)
@@ -803,16 +1114,24 @@ def main(argv=None):
             t1 = time.perf_counter()
             rows.append(run_program(p, args, worker, work))
             print("anchors: %s done in %.0f s" % (p["name"], time.perf_counter() - t1), file=sys.stderr)
+            if args.json:  # the raw results so far: --render-json redraws the page of a run cut short
+                with open(args.json, "w") as f:
+                    json.dump({"info": info, "rows": rows, "elapsed": time.perf_counter() - t0, "notes": notes,
+                               "programs": args.programs, "runs": args.runs, "repeat": args.repeat,
+                               "timeout": args.timeout, "partial": len(progs) if len(rows) < len(progs) else None},
+                              f, indent=1, sort_keys=True)
             if len(rows) < len(progs):  # a partial page after each program, marked so
-                write_page(args.out, render(rows, info, args, time.perf_counter() - t0, partial=len(progs)))
+                write_page(args.out, render(rows, info, args, time.perf_counter() - t0, partial=len(progs), notes=notes, kept=kept))
     finally:
         worker.close()
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
-    write_page(args.out, render(rows, info, args, time.perf_counter() - t0))
+    elapsed = time.perf_counter() - t0
+    write_page(args.out, render(rows, info, args, elapsed, notes=notes, kept=kept))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"info": info, "rows": rows}, f, indent=1, sort_keys=True)
+            json.dump({"info": info, "rows": rows, "elapsed": elapsed, "notes": notes, "programs": args.programs,
+                       "runs": args.runs, "repeat": args.repeat, "timeout": args.timeout}, f, indent=1, sort_keys=True)
     print("anchors: wrote %s" % args.out, file=sys.stderr)
     return 0
 

@@ -15,7 +15,7 @@ import (
 func TestListsEveryCorpusProgram(t *testing.T) {
 	py := testenv.Python(t)
 	root := testenv.Root(t)
-	out, err := exec.Command(py, filepath.Join(root, "tools", "anchors", "anchors.py"), "--list").CombinedOutput()
+	out, err := exec.Command(py, filepath.Join(root, "tools", "anchors", "anchors.py"), "--list", "--programs", "corpus").CombinedOutput()
 	if err != nil {
 		t.Fatalf("anchors.py --list: %v\n%s", err, out)
 	}
@@ -48,9 +48,29 @@ func TestListsEveryCorpusProgram(t *testing.T) {
 	if n == 0 || len(listed) != n {
 		t.Errorf("listed %d programs, the corpus has %d", len(listed), n)
 	}
-	cmd := exec.Command(py, filepath.Join(root, "tools", "anchors", "scaling.py"), "--list", "--cache", t.TempDir())
+	cache := t.TempDir()
+	cmd := exec.Command(py, filepath.Join(root, "tools", "anchors", "scaling.py"), "--list", "--cache", cache)
 	if out, err := cmd.CombinedOutput(); err != nil || strings.Count(string(out), ".pt2") != 9 {
 		t.Errorf("scaling.py --list: %v\n%s", err, out)
+	}
+	// anchors.py names scaling.py's programs by size and by name, from
+	// the same cache.
+	cmd = exec.Command(py, filepath.Join(root, "tools", "anchors", "anchors.py"), "--list", "--programs", "1k,vit_10k",
+		"--scaling-cache", cache)
+	out, err = cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("anchors.py --list --programs 1k,vit_10k: %v\n%s", err, out)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, where, _ := strings.Cut(line, "\t")
+		names = append(names, name)
+		if !strings.Contains(where, filepath.Join(cache, name+".pt2")) || !strings.HasSuffix(where, "(not captured)") {
+			t.Errorf("%s: %q does not name the empty cache's file", name, where)
+		}
+	}
+	if strings.Join(names, " ") != "decoder_1k vit_1k resnet_1k vit_10k" {
+		t.Errorf("anchors.py --list --programs 1k,vit_10k listed %v", names)
 	}
 }
 
