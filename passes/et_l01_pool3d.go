@@ -2,6 +2,7 @@ package passes
 
 import (
 	"github.com/fxport/fxport/ir"
+	"github.com/fxport/fxport/ir/sym"
 	"github.com/fxport/fxport/rewrite"
 )
 
@@ -11,7 +12,8 @@ import (
 // separable: stage 1 pools H and W of the input viewed as
 // (1, lead·D, H, W) (lead = N·C, or C unbatched), stage 2 pools D of the
 // result viewed as (1, lead, D, Ho·Wo) with a (kD, 1) window, and the
-// result is viewed back as (…, Do, Ho, Wo).
+// result is viewed back as (…, Do, Ho, Wo). D, H and W must be static;
+// one symbolic leading dim is carried through the views as -1.
 
 var (
 	etlOpAvgPool2d    = ir.OpAtenAvgPool2d
@@ -28,37 +30,80 @@ func init() {
 	etDecompositionSet = rewrite.MustSet(etDecompositions...)
 }
 
-// etlPool3d is a 3-d pool's static input and output geometry.
+// etlPool3d is a 3-d pool's input and output geometry: D, H, W and the
+// pooled sizes static, the leading (batch and channel) dims possibly
+// symbolic.
 type etlPool3d struct {
-	lead, d, h, w int64   // input: lead = the product of the dims before D
-	out           []int64 // the result's shape
-	od, oh, ow    int64
+	lead       sym.Expr // the product of the input's dims before D
+	d, h, w    int64
+	out        []sym.Expr // the result's shape
+	od, oh, ow int64
 }
 
 // etlPool3dGeom reads n's (N, C, D, H, W) or (C, D, H, W) input and its
-// first result; ok is false for symbolic or empty shapes.
+// first result; ok is false for symbolic pooled dims or empty shapes.
 func etlPool3dGeom(n *ir.Node) (g etlPool3d, ok bool) {
 	t, err := ir.ArgTensor(n.Arg("self"), "self")
 	out := n.Results[0].Tensor()
-	if err != nil || out == nil || (t.Rank() != 4 && t.Rank() != 5) || out.Rank() != t.Rank() || !etStaticFrom(t, 0) || !etStaticFrom(out, 0) {
+	if err != nil || out == nil || (t.Rank() != 4 && t.Rank() != 5) || out.Rank() != t.Rank() {
 		return g, false
 	}
 	r := t.Rank()
-	g.lead = 1
+	if !etStaticFrom(t, r-3) || !etStaticFrom(out, r-3) {
+		return g, false
+	}
+	g.lead = sym.Const(1)
+	symbolic := 0
 	for i := 0; i < r-3; i++ {
-		g.lead *= etDim(t, i)
+		g.lead = sym.Mul(g.lead, t.Shape[i])
+		c, isConst := t.Shape[i].Const()
+		if isConst && c <= 0 {
+			return g, false
+		}
+		if !isConst {
+			symbolic++
+		}
+	}
+	if symbolic > 1 {
+		return g, false // the views spell one symbolic dim as -1
 	}
 	g.d, g.h, g.w = etDim(t, r-3), etDim(t, r-2), etDim(t, r-1)
-	for i := 0; i < r; i++ {
-		g.out = append(g.out, etDim(out, i))
-	}
-	g.od, g.oh, g.ow = g.out[r-3], g.out[r-2], g.out[r-1]
-	for _, v := range append([]int64{g.lead, g.d, g.h, g.w}, g.out...) {
+	g.out = append(g.out, out.Shape...)
+	g.od, g.oh, g.ow = etDim(out, r-3), etDim(out, r-2), etDim(out, r-1)
+	for _, v := range []int64{g.d, g.h, g.w, g.od, g.oh, g.ow} {
 		if v <= 0 {
 			return g, false
 		}
 	}
 	return g, true
+}
+
+// view builds view_copy(a, [1, lead·m, dims...]) when m > 0, else
+// view_copy(a, [1, lead, dims...]); a symbolic lead is spelled -1 (the
+// view infers it: legalize-kernels runs after to-executorch-prim, so it
+// builds no SymInt arithmetic).
+func (g etlPool3d) view(b *ir.Builder, a ir.Arg, m int64, dims ...int64) (*ir.Value, error) {
+	c, ok := g.lead.Const()
+	switch {
+	case !ok:
+		c = -1
+	case m > 0:
+		c *= m
+	}
+	return etlView(b, a, append([]int64{1, c}, dims...)...)
+}
+
+// viewTo builds view_copy(a, shape): at most one symbolic dim, spelled -1.
+func (g etlPool3d) viewTo(b *ir.Builder, a ir.Arg, shape []sym.Expr) (*ir.Value, error) {
+	dims := make([]int64, len(shape))
+	for i, d := range shape {
+		c, ok := d.Const()
+		if !ok {
+			c = -1
+		}
+		dims[i] = c
+	}
+	return etlView(b, a, dims...)
 }
 
 // etlView builds view_copy(a, dims).
@@ -89,7 +134,7 @@ func etlAvgPool3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	if !div.IsNone() {
 		div1, div2 = ir.IntArg(1), div
 	}
-	x, err := etlView(b, n.Arg("self"), 1, g.lead*g.d, g.h, g.w)
+	x, err := g.view(b, n.Arg("self"), g.d, g.h, g.w)
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +142,14 @@ func etlAvgPool3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if y1, err = etlView(b, ir.ValueArg(y1), 1, g.lead, g.d, g.oh*g.ow); err != nil {
+	if y1, err = g.view(b, ir.ValueArg(y1), 0, g.d, g.oh*g.ow); err != nil {
 		return nil, err
 	}
 	y2, err := b.Value(etlOpAvgPool2d, ir.ValueArg(y1), ir.IntsArg(k[0], 1), ir.IntsArg(s[0], 1), ir.IntsArg(p[0], 0), ceil, cip, div2)
 	if err != nil {
 		return nil, err
 	}
-	return etlView(b, ir.ValueArg(y2), g.out...)
+	return g.viewTo(b, ir.ValueArg(y2), g.out)
 }
 
 // _adaptive_avg_pool3d(x, [oD, oH, oW]) → _adaptive_avg_pool2d(·, [oH,
@@ -120,7 +165,7 @@ func etlAdaptiveAvgPool3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	if o, ok := etIntTuple(n.Arg("output_size"), 3, nil); !ok || o[0] != g.od || o[1] != g.oh || o[2] != g.ow {
 		return nil, nil
 	}
-	x, err := etlView(b, n.Arg("self"), 1, g.lead*g.d, g.h, g.w)
+	x, err := g.view(b, n.Arg("self"), g.d, g.h, g.w)
 	if err != nil {
 		return nil, err
 	}
@@ -128,14 +173,14 @@ func etlAdaptiveAvgPool3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if y1, err = etlView(b, ir.ValueArg(y1), 1, g.lead, g.d, g.oh*g.ow); err != nil {
+	if y1, err = g.view(b, ir.ValueArg(y1), 0, g.d, g.oh*g.ow); err != nil {
 		return nil, err
 	}
 	y2, err := b.Value(etlOpAdaptive2d, ir.ValueArg(y1), ir.IntsArg(g.od, g.oh*g.ow))
 	if err != nil {
 		return nil, err
 	}
-	return etlView(b, ir.ValueArg(y2), g.out...)
+	return g.viewTo(b, ir.ValueArg(y2), g.out)
 }
 
 // max_pool3d_with_indices(x, k, s, p, dilation, ceil_mode) →
@@ -159,7 +204,7 @@ func etlMaxPool3d(b *ir.Builder, n *ir.Node) ([]*ir.Value, error) {
 	if !ok1 || !ok2 || !ok3 || !ok4 || ceil.Kind != ir.ArgBool {
 		return nil, nil
 	}
-	x, err := etlView(b, n.Arg("self"), 1, g.lead*g.d, g.h, g.w)
+	x, err := g.view(b, n.Arg("self"), g.d, g.h, g.w)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +213,7 @@ func etlMaxPool3d(b *ir.Builder, n *ir.Node) ([]*ir.Value, error) {
 		return nil, err
 	}
 	hw := g.oh * g.ow
-	v1, err := etlView(b, ir.ValueArg(st1.Results[0]), 1, g.lead, g.d, hw)
+	v1, err := g.view(b, ir.ValueArg(st1.Results[0]), 0, g.d, hw)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +221,7 @@ func etlMaxPool3d(b *ir.Builder, n *ir.Node) ([]*ir.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := etlView(b, ir.ValueArg(st2.Results[0]), g.out...)
+	vals, err := g.viewTo(b, ir.ValueArg(st2.Results[0]), g.out)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +232,7 @@ func etlMaxPool3d(b *ir.Builder, n *ir.Node) ([]*ir.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	i1, err := etlView(b, ir.ValueArg(st1.Results[1]), 1, g.lead, g.d, hw)
+	i1, err := g.view(b, ir.ValueArg(st1.Results[1]), 0, g.d, hw)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +248,7 @@ func etlMaxPool3d(b *ir.Builder, n *ir.Node) ([]*ir.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, err := etlView(b, ir.ValueArg(flat), g.out...)
+	idx, err := g.viewTo(b, ir.ValueArg(flat), g.out)
 	if err != nil {
 		return nil, err
 	}
