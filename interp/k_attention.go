@@ -282,10 +282,15 @@ func kEmbeddingBag(c *call) ([]Value, error) {
 			}
 		}
 	}
+	// As torch's CPU kernel: sum zeroes bag_size, and sum and mean return
+	// a copy of bag_size as max_indices.
+	if mode == 0 {
+		clear(bagSize)
+	}
 	maxShape := []int64{nBags, D}
 	if mode != 2 {
 		maxShape = []int64{nBags}
-		maxIdx = maxIdx[:nBags]
+		maxIdx = append([]int64(nil), bagSize...)
 	}
 	return []Value{
 		FromFloat64(w.DType, []int64{nBags, D}, out),

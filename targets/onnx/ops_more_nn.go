@@ -688,11 +688,6 @@ func init() {
 		if r.err != nil {
 			return r.err
 		}
-		for _, res := range n.Results[1:] {
-			if res.NumUses() > 0 {
-				return fmt.Errorf("embedding_bag's offset2bag/bag_size/max_indices outputs are used; only the bags are lowered")
-			}
-		}
 		if mode == 2 && b.opset < 18 {
 			return fmt.Errorf("embedding_bag mode max needs ONNX opset 18 or newer (ScatterElements max): export with --opset 18")
 		}
@@ -761,7 +756,7 @@ func init() {
 			return fmt.Errorf("embedding_bag mode %d", mode)
 		}
 		b.Bind(n.Results[0], out)
-		return nil
+		return embeddingBagExtras(b, n, mode, bag, cnt, rows, out, idx, nIdx, pad)
 	}, ir.OpAten_EmbeddingBag, ir.OpAten_EmbeddingBagForwardOnly)
 }
 

@@ -275,6 +275,33 @@ var opCases = []opCase{
   %rn2: f32[3, 5, 2] = aten.view_as_real.default(%n2)
   %s1: f32[3, 5, 2] = aten.add.Tensor(%rr1, %rn1)
   %out: f32[3, 5, 2] = aten.add.Tensor(%s1, %rn2)`, "%x: f32[3, 8], %y: f32[3, 8, 2]", 20, 1e-4},
+	// _embedding_bag's extra results as torch's CPU kernel fills them:
+	// offset2bag, bag_size (non-padding counts; zeros for sum) and
+	// max_indices (max: the first row index reaching the maximum, 0 for an
+	// empty bag; sum and mean: a copy of bag_size).
+	{"embedding-bag-max-indices", `
+  %o: i64[4] = aten.arange.start_step(0, 8, 2)
+  %z: i64[4] = aten.clamp.default(%o, None, 3)
+  %a: f32[4, 4], %a1: i64[8], %a2: i64[4], %a3: i64[4, 4] = aten._embedding_bag.default(%w, %i, %z, False, 2, False, None, False, 1)
+  %s: i64[4, 1] = aten.unsqueeze.default(%a2, 1)
+  %m: i64[4, 1] = aten.mul.Tensor(%s, 100)
+  %out: i64[4, 4] = aten.add.Tensor(%a3, %m)`, "%w: f32[5, 4], %i: i64[8]", 18, 0},
+	{"embedding-bag-offset2bag", `
+  %o: i64[4] = aten.arange.start_step(0, 8, 2)
+  %z: i64[4] = aten.clamp.default(%o, None, 3)
+  %o2: i64[3] = aten.arange.start_step(0, 9, 4)
+  %a: f32[2, 4], %a1: i64[8], %a2: i64[2], %a3: i64[2] = aten._embedding_bag.default(%w, %i, %o2, False, 1, False, None, True, 2)
+  %b: f32[4, 4], %b1: i64[8], %b2: i64[4], %b3: i64[4] = aten._embedding_bag.default(%w, %i, %z, False, 0, False, None, False, 1)
+  %c: i64[2] = aten.mul.Tensor(%a3, 10)
+  %d: i64[2] = aten.add.Tensor(%a2, %c)
+  %e: i64[4] = aten.add.Tensor(%b2, %b3)
+  %f: i64[8] = aten.mul.Tensor(%b1, 10)
+  %g: i64[8] = aten.add.Tensor(%a1, %f)
+  %h: i64[1] = aten.sum.dim_IntList(%d, [0], True)
+  %k: i64[1] = aten.sum.dim_IntList(%e, [0], True)
+  %l: i64[1] = aten.mul.Tensor(%k, 1000)
+  %q: i64[1] = aten.add.Tensor(%h, %l)
+  %out: i64[8] = aten.add.Tensor(%g, %q)`, "%w: f32[5, 4], %i: i64[8]", 18, 0},
 	{"factory", `
   %a: f32[2, 3] = aten.zeros_like.default(%x)
   %b: f32[2, 3] = aten.ones_like.default(%x)
