@@ -49,7 +49,12 @@ randperm(n) the indices of the ascending topk of rand([n]) cast to its
 dtype. sort.default makes no promise about the order of equal elements,
 and the portable topk keeps none (measured: ties come back in neither
 input nor reverse order); a stable request (sort.stable or argsort.stable
-with stable=True) is not rewritten and is refused. The nodes the decompositions
+with stable=True) is not rewritten and is refused; _embedding_bag with
+static shapes (embedding, then scatter_add into the bags by offset2bag,
+torch's cumsum of marks at the offsets; mean divides by the non-padding
+counts, max is scatter_reduce amax with max_indices from a scatter_reduce
+amin of the first positions reaching it), its offset2bag, bag_size and
+max_indices as torch's CPU kernel fills them. The nodes the decompositions
 build are legalized in turn. A node left without a kernel fails the export:
 the error lists every such node with its op, graph and source line.`,
 	Run: runLegalizeKernels,
