@@ -131,6 +131,9 @@ func runLegalizeKernels(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 		if etDecompositionSet.Has(n.Op) {
 			why = "no decomposition for these arguments"
 		}
+		if r := etlNoKernelWhy(n); r != "" {
+			why = r
+		}
 		line := fmt.Sprintf("  %s in graph %s: %s", n.Short(), n.Graph.Name, why)
 		if n.Op == ir.OpOpaqueCall {
 			line = fmt.Sprintf("  %%%s (%s) in graph %s: %s", firstName(n), n.OpLabel(), n.Graph.Name, why)
@@ -153,6 +156,20 @@ func runLegalizeKernels(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 			etlLegalizeName, len(bad), s, strings.Join(bad, "\n"))
 	}
 	return pm.Result{Changed: n > 0}, nil
+}
+
+// etlNoKernelWhy is the reason, in user words, why n stays without a
+// portable kernel where a plain "no decomposition" would not say it, or "".
+func etlNoKernelWhy(n *ir.Node) string {
+	switch n.Op {
+	case ir.OpAten_FftR2c, ir.OpAten_FftC2r, ir.OpAten_FftC2c:
+		return "ExecuTorch's portable kernel library has no FFT kernel, and fxport has no decomposition of an FFT into real portable ops"
+	case ir.OpAtenSortStable, ir.OpAtenArgsortStable:
+		if etlStable(n) {
+			return "a stable sort (stable=True): the portable library has no sort kernel, and its topk, which an unstable sort becomes, does not keep equal elements in input order"
+		}
+	}
+	return ""
 }
 
 var etlTraceLine = regexp.MustCompile(`File "([^"]+)", line (\d+)`)
