@@ -1,6 +1,9 @@
 package dynamo
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/fxport/fxport/ir"
 	"github.com/fxport/fxport/pm"
 )
@@ -30,13 +33,13 @@ func dropUnusedWeights(p *ir.Program, c *pm.Ctx) (bool, error) {
 	}
 	var keepSpecs []ir.InputSpec
 	var drop []*ir.Value
-	dropped := map[string]bool{}
+	var dropped []string
 	for i, spec := range p.Signature.Inputs {
 		in := g.Inputs[i]
 		isWeight := spec.Kind == ir.Parameter || spec.Kind == ir.Buffer || spec.Kind == ir.ConstantTensor
 		if isWeight && in.NumUses() == 0 && !mutated[spec.Target] {
 			drop = append(drop, in)
-			dropped[spec.Target] = true
+			dropped = append(dropped, spec.Target)
 			continue
 		}
 		keepSpecs = append(keepSpecs, spec)
@@ -44,34 +47,46 @@ func dropUnusedWeights(p *ir.Program, c *pm.Ctx) (bool, error) {
 	if len(drop) == 0 {
 		return false, nil
 	}
-	for _, in := range drop {
-		if err := g.RemoveInput(in); err != nil {
-			return false, err
-		}
-		c.Stat("dropped-inputs", 1)
+	// One batch removal each: removing inputs or weights one at a time
+	// renumbers and shifts the rest, quadratic in a stack of thousands of
+	// blocks.
+	if err := g.RemoveInputs(drop); err != nil {
+		return false, err
 	}
+	c.Stat("dropped-inputs", int64(len(drop)))
 	p.Signature.Inputs = keepSpecs
 	// A weight may back several inputs (tied weights); drop only orphans.
-	stillUsed := map[string]bool{}
+	stillUsed := make(map[string]bool, len(keepSpecs))
 	for _, s := range keepSpecs {
 		stillUsed[s.Target] = true
 	}
-	for name := range dropped {
+	orphans := dropped[:0]
+	for _, name := range dropped {
 		if !stillUsed[name] {
-			p.RemoveWeight(name)
+			orphans = append(orphans, name)
 		}
 	}
-	c.Fired(nil, "dropped "+joinNames(drop))
+	p.RemoveWeights(orphans)
+	c.Fired(nil, "dropped "+joinNames(drop, maxNamesListed))
 	return true, nil
 }
 
-func joinNames(vs []*ir.Value) string {
-	s := ""
+// maxNamesListed bounds the values a report line names one by one; the rest
+// are counted.
+const maxNamesListed = 32
+
+// joinNames lists at most max values, then how many more there are.
+func joinNames(vs []*ir.Value, max int) string {
+	var b strings.Builder
 	for i, v := range vs {
-		if i > 0 {
-			s += ", "
+		if i == max {
+			fmt.Fprintf(&b, " and %d more (%d in all)", len(vs)-max, len(vs))
+			break
 		}
-		s += v.String()
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(v.String())
 	}
-	return s
+	return b.String()
 }
