@@ -5,14 +5,22 @@ import (
 	"github.com/fxport/fxport/rewrite"
 )
 
-// A 3-d convolution as one 2-d convolution (legalize-kernels, ET-L01):
-// the portable convolution.out takes 3-D and 4-D inputs only, so a program
-// that already holds aten.convolution with 5-D operands (a conv3d after
-// run_decompositions; ET-P21 only sees aten.conv3d) is legalized here.
+// A 3-d convolution as one 2-d convolution (ET-L01): the portable
+// convolution.out takes 3-D and 4-D inputs only, so a program that already
+// holds aten.convolution with 5-D operands (a conv3d after
+// run_decompositions; ET-P21 only sees aten.conv3d) is rewritten. The
+// pattern is in decompose-to-core's set too, so in the XNNPACK pipeline the
+// partitioner already sees the 2-d convolution and the permutes and views
+// around it (the convolution itself stays portable while its weight is a
+// view_copy of a parameter: XNNPACK wants a constant weight); legalize-kernels
+// rewrites any that remain.
 
 func init() {
-	etDecompositions = append(etDecompositions, etDecomp("convolution-3d", ir.OpAtenConvolution, etlConv3d))
+	pat := etDecomp("convolution-3d", ir.OpAtenConvolution, etlConv3d)
+	etDecompositions = append(etDecompositions, pat)
 	etDecompositionSet = rewrite.MustSet(etDecompositions...)
+	etCorePatterns = append(etCorePatterns, pat)
+	etCoreSet = rewrite.MustSet(etCorePatterns...)
 }
 
 // etlKernelRefuses reports whether the portable kernel of n's op refuses

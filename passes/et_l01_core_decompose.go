@@ -32,6 +32,10 @@ decomposes the non-core ops its corpus programs contain:
                      var, m, eps) (inference form with running statistics;
                      its .out is the portable kernel)
   arange.start(a, b, …) → arange.start_step(a, b, 1, …)
+  convolution with 5-D operands (static shapes; no portable kernel)
+                   → one 2-d convolution over the depth-shifted frames
+                     stacked into the channels (see legalize-kernels), so
+                     a delegate's partitioner sees 2-d convolutions
 
 Views (t, transpose, reshape, _unsafe_view) are spelled as core copies by
 to-edge-views. The ops of EtCoreExceptions stay as they are: they run on
