@@ -465,15 +465,26 @@ func init() {
 		dt := r.out(0).DType
 		x := r.In("self", dt)
 		osz := r.Ints("output_size")
-		in, ok := staticShape(r.Shape("self"))
+		shape := r.Shape("self")
 		if r.err != nil {
 			return r.err
 		}
-		if !ok {
-			return fmt.Errorf("adaptive pooling over a symbolic shape %v", r.Shape("self"))
-		}
 		k := len(osz)
-		sp := in[len(in)-k:]
+		if k > len(shape) {
+			return fmt.Errorf("adaptive pooling to %d dims of a rank-%d tensor", k, len(shape))
+		}
+		// Only the pooled dims need static sizes (the windows are built
+		// from them); the leading batch and channel dims may be symbolic
+		// (-1 below: AveragePool and MatMul carry them through as they are).
+		sp, ok := staticShape(shape[len(shape)-k:])
+		if !ok {
+			return fmt.Errorf("adaptive pooling over the symbolic spatial dims of %v", shape)
+		}
+		in := make([]int64, len(shape))
+		for i := range in {
+			in[i] = -1
+		}
+		copy(in[len(in)-k:], sp)
 		even := true
 		var ks []int64
 		for i, o := range osz {

@@ -456,6 +456,15 @@ func init() {
   %h: f32[s0, 3, 4] = aten.mul.Scalar(%g, %n)
   %k: f32[s0, 3, 4] = aten.add.Scalar(%h, %st)
   %out: f32[s0, 3, 4] = aten.add.Scalar(%k, %so)`, "%x: f32[s0, 3, 4], %y: f32[3, 1]", 0, 1e-6},
+		opCase{"symbolic-batch-pools", `
+  %a: f32[s0, 2, 1, 1] = aten.adaptive_avg_pool2d.default(%x, [1, 1])
+  %b: f32[s0, 2, 2, 2] = aten._adaptive_avg_pool2d.default(%x, [2, 2])
+  %c: f32[s0, 2, 3, 3] = aten._adaptive_avg_pool2d.default(%x, [3, 3])
+  %d: f32[s0, 2, 6, 6] = aten._adaptive_avg_pool2d.default(%a, [6, 6])
+  %f: f32[s0, 2, 3, 3] = aten._adaptive_avg_pool2d.default(%d, [3, 3])
+  %g: f32[s0, 2, 3, 3] = aten._adaptive_avg_pool2d.default(%b, [3, 3])
+  %s1: f32[s0, 2, 3, 3] = aten.add.Tensor(%c, %f)
+  %out: f32[s0, 2, 3, 3] = aten.add.Tensor(%s1, %g)`, "%x: f32[s0, 2, 4, 4]", 0, 1e-5},
 		opCase{"more-nn", `
   %a: f32[1, 2, 4, 4], %a1: f32[0], %a2: f32[0] = aten._native_batch_norm_legit_no_training.default(%x, %g, %b, %rm, %rv, 0.1, 1e-05)
   %c: f32[1, 2, 2, 2] = aten.max_pool2d.default(%a, [3, 3], [2, 2], [1, 1])
