@@ -14,7 +14,7 @@ func init() {
 	register(kArange, ir.OpAtenArange, ir.OpAtenArangeStart, ir.OpAtenArangeStartStep)
 	register(kFull("size", "fill_value"), ir.OpAtenFull)
 	register(kFull("shape", "fill_value"), ir.OpPrimsFull)
-	register(kConstFill("size", 0), ir.OpAtenZeros, ir.OpAtenEmptyMemoryFormat, ir.OpAtenEmptyStrided, ir.OpDimOrderOps_EmptyDimOrder)
+	register(kConstFill("size", 0), ir.OpAtenZeros, ir.OpAtenEmptyMemoryFormat, ir.OpAtenEmptyStrided, ir.OpAtenEmptyPermuted, ir.OpDimOrderOps_EmptyDimOrder)
 	register(kConstFill("shape", 0), ir.OpPrimsEmptyStrided)
 	register(kConstFill("size", 1), ir.OpAtenOnes)
 	register(kLike(0, false), ir.OpAtenZerosLike, ir.OpAtenEmptyLike)

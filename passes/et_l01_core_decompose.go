@@ -36,6 +36,9 @@ decomposes the non-core ops its corpus programs contain:
                    → one 2-d convolution over the depth-shifted frames
                      stacked into the channels (see legalize-kernels), so
                      a delegate's partitioner sees 2-d convolutions
+  empty_permuted(size, layout, …) → empty.memory_format(size, …) (the
+                     contents are uninitialized; the dim order is the
+                     contiguous one)
 
 Views (t, transpose, reshape, _unsafe_view) are spelled as core copies by
 to-edge-views. The ops of EtCoreExceptions stay as they are: they run on

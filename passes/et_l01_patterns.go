@@ -62,6 +62,7 @@ var etCorePatterns = []*rewrite.Pattern{
 	etDecomp("linear", etlOpLinear, etlLinear),
 	{Name: "native-batch-norm-inference", Root: etlOpNativeBatchNorm, Benefit: 1, Rewrite: etlCoreFactoryOrNormAll},
 	{Name: "arange-start", Root: etlOpArangeStart, Benefit: 1, Rewrite: etlCoreFactoryOrNormAll},
+	etDecomp("empty-permuted", ir.OpAtenEmptyPermuted, etlEmptyPermuted),
 }
 
 // etlCoreFactoryOrNormAll is etlCoreFactoryOrNorm returning every result of
@@ -133,6 +134,23 @@ func etlEmptyStrided(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	}
 	kw := etlNamedArgs(n)
 	delete(kw, "stride")
+	nn, err := b.CallKw(ir.OpAtenEmptyMemoryFormat, nil, kw)
+	if err != nil {
+		return nil, err
+	}
+	return nn.Result(), nil
+}
+
+// empty_permuted(size, physical_layout, dtype, layout, device, pin_memory)
+// → empty.memory_format(size, same keywords). torch allocates the logical
+// shape size with its dims laid out in physical_layout's order (what
+// empty_like of a permuted tensor becomes under run_decompositions); the
+// contents are uninitialized either way, and an ExecuTorch value's dim order
+// is decided by the passes after this one (to-dim-order-ops,
+// propagate-dim-orders), which give a new tensor the contiguous order.
+func etlEmptyPermuted(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
+	kw := etlNamedArgs(n)
+	delete(kw, "physical_layout")
 	nn, err := b.CallKw(ir.OpAtenEmptyMemoryFormat, nil, kw)
 	if err != nil {
 		return nil, err

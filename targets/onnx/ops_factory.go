@@ -44,7 +44,7 @@ func fillLike(val float64, valArg string) Lowering {
 
 func init() {
 	lower(17, fillLike(0, ""), ir.OpAtenZerosLike, ir.OpAtenZeros, ir.OpAtenNewZeros,
-		ir.OpAtenEmptyMemoryFormat, ir.OpAtenEmptyLike, ir.OpAtenNewEmpty)
+		ir.OpAtenEmptyMemoryFormat, ir.OpAtenEmptyPermuted, ir.OpAtenEmptyLike, ir.OpAtenNewEmpty)
 	lower(17, fillLike(1, ""), ir.OpAtenOnesLike, ir.OpAtenOnes, ir.OpAtenNewOnes)
 	lower(17, fillLike(0, "fill_value"), ir.OpAtenFull, ir.OpAtenFullLike, ir.OpAtenNewFull)
 	lower(17, func(b *Builder, n *ir.Node) error {
