@@ -36,9 +36,15 @@ the same for the layout, one node at a time in topological order:
   empty_like / preserve_format: softmax, native_dropout, …), seen as a
   non-contiguous result with the same shape and dim order as that operand
   had, keeps following it;
+* a convolution lays its result out like its input when the input is in
+  the default or the channels-last order (torch's conv keeps the input's
+  memory format; the portable convolution kernel requires input and out in
+  the same dim order): a channels-last input that became a contiguous copy
+  (segformer's permute → reshape → conv) gives a contiguous result;
 * everything else keeps its dim order: graph inputs, constants, ops with
   an explicit memory_format or dim_order argument, the remaining views,
-  ops that choose a layout of their own (convolution).
+  convolutions of inputs in another order (fix-conv-input-dim-order copies
+  those).
 
 Size-one dims are canonicalized as everywhere (ET-P40). The portable
 kernels of the pointwise ops require their operands and out to share a
@@ -111,6 +117,9 @@ func etlDimOrderOf(n *ir.Node, i int, t *ir.TensorType, before func(*ir.Value) [
 			return nil, false
 		}
 	}
+	if etlConvOps[n.Op] {
+		return etlConvDimOrder(n, i, t)
+	}
 	switch {
 	case n.Op.Has(ir.PropPointwise):
 		return EtCanonicalDimOrder(&ir.TensorType{Shape: t.Shape, DimOrder: etlIteratorOrder(n, t)}), true
@@ -131,6 +140,39 @@ func etlDimOrderOf(n *ir.Node, i int, t *ir.TensorType, before func(*ir.Value) [
 		return nil, false
 	}
 	return EtCanonicalDimOrder(st), true
+}
+
+// etlConvOps are the convolutions whose result follows their input's
+// layout.
+var etlConvOps = map[ir.Op]bool{
+	ir.OpAtenConvolution: true, ir.OpAtenConv1d: true, ir.OpAtenConv2d: true, ir.OpAtenConv3d: true,
+	ir.OpAtenConv1dPadding: true, ir.OpAtenConv2dPadding: true, ir.OpAtenConv3dPadding: true,
+}
+
+// etlConvDimOrder: a convolution's result i (type t) in its input's order
+// when that is the default or channels-last; false otherwise.
+func etlConvDimOrder(n *ir.Node, i int, t *ir.TensorType) ([]int, bool) {
+	if i != 0 || n.Op.ArgIndex("input") < 0 {
+		return nil, false
+	}
+	in := n.Arg("input")
+	if in.Kind != ir.ArgValue || in.Value.Tensor() == nil {
+		return nil, false
+	}
+	it := in.Value.Tensor()
+	switch {
+	case it.IsContiguous():
+		return EtCanonicalDimOrder(&ir.TensorType{Shape: t.Shape}), true
+	case etIsChannelsLast(it.DimOrder) && t.Rank() == it.Rank():
+		order := make([]int, 0, t.Rank())
+		order = append(order, 0)
+		for d := 2; d < t.Rank(); d++ {
+			order = append(order, d)
+		}
+		order = append(order, 1)
+		return EtCanonicalDimOrder(&ir.TensorType{Shape: t.Shape, DimOrder: order}), true
+	}
+	return nil, false
 }
 
 // etlIteratorOrder is TensorIterator's layout for a pointwise op's result

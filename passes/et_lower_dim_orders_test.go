@@ -69,6 +69,46 @@ func TestPropagateDimOrders(t *testing.T) {
 	}
 }
 
+// propagate-dim-orders: a convolution follows its input's layout, so the
+// portable kernel sees input and out in one dim order: torch traced a
+// channels-last input (a permuted view) and result; the view is now a
+// contiguous copy, so the result is contiguous too. A genuine channels-last
+// input keeps a channels-last result, a contiguous one a contiguous result.
+func TestPropagateDimOrdersConvolution(t *testing.T) {
+	src := `graph forward(%x: f32[2, 4, 4, 3], %c: f32[2, 3, 4, 4]{0,2,3,1}, %d: f32[2, 3, 4, 4], %w: f32[5, 3, 1, 1]) {
+  %p: f32[2, 3, 4, 4]{0,2,3,1} = aten.permute.default(%x, [0, 3, 1, 2])
+  %conv: f32[2, 5, 4, 4]{0,2,3,1} = aten.convolution.default(%p, %w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+  %conv2: f32[2, 5, 4, 4] = aten.convolution.default(%c, %w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+  %conv3: f32[2, 5, 4, 4]{0,2,3,1} = aten.convolution.default(%d, %w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+  return %conv, %conv2, %conv3
+}
+`
+	p, err := ir.Parse([]byte(src), "conv_dim_orders.fxir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := pm.ParsePipeline("executorch.portable: executorch.lowering(to-dim-order-ops, to-edge-views, propagate-dim-orders)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pm.Run(p, pl, nil, pm.Config{VerifyEach: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]int{
+		"p":     {0, 1, 2, 3},
+		"conv":  {0, 1, 2, 3},
+		"conv2": {0, 2, 3, 1},
+		"conv3": {0, 1, 2, 3},
+	}
+	for _, n := range p.Main.Nodes() {
+		for _, r := range n.Results {
+			if w, ok := want[r.Name]; ok && !slices.Equal(EtCanonicalDimOrder(r.Tensor()), w) {
+				t.Errorf("%%%s: dim order %v, want %v", r.Name, EtCanonicalDimOrder(r.Tensor()), w)
+			}
+		}
+	}
+}
+
 // TensorIterator's order: the first operand that orders two dims decides;
 // a broadcast operand is skipped.
 func TestIteratorOrder(t *testing.T) {
