@@ -68,6 +68,46 @@ func TestCaptureSteps(t *testing.T) {
 	}
 }
 
+// TestCaptureBatchedExperts: a mixture-of-experts model whose experts
+// implementation can be switched is captured with batched_mm (ET-B01, as
+// transformers' prepare_for_xnnpack does), so the program holds a bmm
+// instead of the grouped loop no ExecuTorch kernel runs.
+func TestCaptureBatchedExperts(t *testing.T) {
+	py := testenv.Python(t)
+	root := testenv.Root(t)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := capture.Run(context.Background(), []string{
+		"--model", filepath.Join(root, "capture", "testdata", "tiny_experts.py") + ":tiny_experts",
+		"-o", out, "--json",
+	}, capture.Options{Python: py, Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("capture: %v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Fired []string `json:"fired"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+	if !contains(rep.Fired, "ET-B01") {
+		t.Errorf("capture step ET-B01 did not fire; fired %v", rep.Fired)
+	}
+	prog, err := pt2.Read(filepath.Join(out, "program.pt2"))
+	if err != nil {
+		t.Fatalf("reading the captured program: %v", err)
+	}
+	bmm := 0
+	for _, n := range prog.Main.Nodes() {
+		if n.Op.String() == "aten.bmm.default" {
+			bmm++
+		}
+	}
+	if bmm != 1 {
+		t.Errorf("want the batched_mm experts' one bmm in the program, got %d", bmm)
+	}
+}
+
 // TestCaptureTransformers captures a tiny random gpt2 language model.
 func TestCaptureTransformers(t *testing.T) {
 	py := testenv.Python(t)

@@ -140,6 +140,7 @@ def capture(
         stack.enter_context(S.reset_model_state(model, report))
         stack.enter_context(S.kernels_unavailable(report))
         stack.enter_context(S.sdpa_math_on_cpu(report))
+        stack.enter_context(S.batched_experts(model, report))
         if not positional:
             stack.enter_context(S.patch_forward_signature(model, list(kwargs), report))
         with torch.no_grad():

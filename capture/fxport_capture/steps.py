@@ -261,3 +261,46 @@ def kernels_unavailable(report):
     finally:
         for _, mod, fn in reversed(saved):
             mod.is_kernels_available = fn
+
+
+@contextlib.contextmanager
+def batched_experts(model, report):
+    """ET-B01 (prepare-for-xnnpack's experts switch): mixture-of-experts layers
+    run the batched_mm experts implementation during capture.
+
+    transformers' default, grouped_mm, traces to aten._grouped_mm or (off
+    bf16 / on the CPU) to its custom op transformers.grouped_mm_fallback,
+    a loop over data-dependent expert row ranges that no ExecuTorch kernel
+    runs; its eager implementation loops over ``nonzero()`` experts, which
+    torch.export cannot capture. batched_mm gathers each token's expert
+    weights and runs one bmm: plain ops with static shapes for every target
+    (ONNX, portable and XNNPACK programs come from one capture). Restored
+    after the export.
+    """
+    can_set = getattr(model, "_can_set_experts_implementation", None)
+    get = getattr(model, "get_experts_implementation", None)
+    saved = None
+    if callable(can_set) and callable(get) and hasattr(model, "set_experts_implementation"):
+        try:
+            if can_set():
+                current = get()
+                if any(v != "batched_mm" for v in current.values()):
+                    saved = current
+        except Exception:  # a model whose experts cannot be switched: left alone
+            saved = None
+    if saved is not None:
+        model.set_experts_implementation("batched_mm")
+    report.record(
+        "ET-B01",
+        "prepare-for-xnnpack",
+        saved is not None,
+        ("experts implementation " + ", ".join(f"{k or '<root>'}: {v}" for k, v in sorted(saved.items())) + " → batched_mm")
+        if saved is not None
+        else "no switchable experts implementation",
+        {type(model).__name__} if saved is not None else None,
+    )
+    try:
+        yield
+    finally:
+        if saved is not None:
+            model.set_experts_implementation(saved)
