@@ -116,8 +116,7 @@ func resizeLowering(kind string, vec bool) Lowering {
 			inName = "input"
 		}
 		x := r.In(inName, dt)
-		in, inOK := staticShape(r.Shape(inName))
-		out, outOK := staticShape(r.out(0).Shape)
+		inShape, outShape := r.Shape(inName), r.out(0).Shape
 		alignCorners := false
 		if n.Op.ArgIndex("align_corners") >= 0 {
 			alignCorners = r.Bool("align_corners")
@@ -125,8 +124,13 @@ func resizeLowering(kind string, vec bool) Lowering {
 		if r.err != nil {
 			return r.err
 		}
-		if !inOK || !outOK {
-			return fmt.Errorf("resampling with a symbolic shape (%v → %v) is not lowered", r.Shape(inName), r.out(0).Shape)
+		// The resampled dims need static sizes (the scales are checked
+		// against them); the batch and channel dims may be symbolic: they
+		// get scale 1, or their runtime size in the sizes input.
+		in, inOK := leadingFreeShape(inShape, 2)
+		out, outOK := leadingFreeShape(outShape, 2)
+		if !inOK || !outOK || len(in) != len(out) {
+			return fmt.Errorf("resampling with symbolic spatial dims (%v → %v) is not lowered", inShape, outShape)
 		}
 		k := len(in) - 2
 		// torch maps coordinates with the given scale factors when they are
@@ -206,9 +210,35 @@ func resizeLowering(kind string, vec bool) Lowering {
 			b.Emit(n.Results[0], "Resize", []string{x, "", sc}, attrs...)
 			return nil
 		}
-		b.Emit(n.Results[0], "Resize", []string{x, "", "", b.I64s(out...)}, attrs...)
+		sizes, err := b.ShapeTensor(outShape)
+		if err != nil {
+			return err
+		}
+		b.Emit(n.Results[0], "Resize", []string{x, "", "", sizes}, attrs...)
 		return nil
 	}
+}
+
+// leadingFreeShape is shape's static sizes, with -1 for the first lead dims
+// where they are symbolic; false when a later dim is symbolic (or the rank
+// is below lead).
+func leadingFreeShape(shape []sym.Expr, lead int) ([]int64, bool) {
+	if len(shape) < lead {
+		return nil, false
+	}
+	out := make([]int64, len(shape))
+	for i, d := range shape {
+		c, ok := d.Const()
+		switch {
+		case ok:
+			out[i] = c
+		case i < lead:
+			out[i] = -1
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // poolAttrs expands a pooling op's int lists to k dims.

@@ -468,7 +468,15 @@ func init() {
   %s1: f32[s0, 2, 3, 3] = aten.add.Tensor(%c, %f)
   %s2: f32[s0, 2, 3, 3] = aten.add.Tensor(%s1, %g)
   %s3: f32[s0, 2, 3, 3] = aten.mul.Tensor(%e, 0.0)
-  %out: f32[s0, 2, 3, 3] = aten.add.Tensor(%s2, %s3)`, "%x: f32[s0, 2, 4, 4]", 0, 1e-5},
+  %s4: f32[s0, 2, 3, 3] = aten.add.Tensor(%s2, %s3)
+  %u1: f32[s0, 2, 8, 8] = aten.upsample_bilinear2d.vec(%x, [8, 8], False, None)
+  %u2: f32[s0, 2, 7, 9] = aten.upsample_bilinear2d.default(%x, [7, 9], True)
+  %u3: f32[s0, 2, 8, 8] = aten.upsample_nearest2d.vec(%x, None, [2.0, 2.0])
+  %u4: f32[s0, 2, 8, 8] = aten.add.Tensor(%u1, %u3)
+  %p1: f32[s0, 2, 3, 3] = aten._adaptive_avg_pool2d.default(%u4, [3, 3])
+  %p2: f32[s0, 2, 3, 3] = aten._adaptive_avg_pool2d.default(%u2, [3, 3])
+  %s5: f32[s0, 2, 3, 3] = aten.add.Tensor(%s4, %p1)
+  %out: f32[s0, 2, 3, 3] = aten.add.Tensor(%s5, %p2)`, "%x: f32[s0, 2, 4, 4]", 0, 1e-5},
 		opCase{"more-nn", `
   %a: f32[1, 2, 4, 4], %a1: f32[0], %a2: f32[0] = aten._native_batch_norm_legit_no_training.default(%x, %g, %b, %rm, %rv, 0.1, 1e-05)
   %c: f32[1, 2, 2, 2] = aten.max_pool2d.default(%a, [3, 3], [2, 2], [1, 1])
