@@ -299,6 +299,13 @@ def judge(case):
             os.dup2(fd, 2)
             os.dup2(fd, 1)
             try:
+                # One intra-op thread: the parent's OpenMP pool does not
+                # survive fork (libgomp), and a torch op large enough to go
+                # parallel (a segmentation output's comparison) would wait
+                # on its threads forever.
+                import torch
+
+                torch.set_num_threads(1)
                 run_case(case, result)
             except Exception as e:  # the runtime raises RuntimeError, ValueError, ...
                 result["error"] = "%s: %s" % (type(e).__name__, e)
