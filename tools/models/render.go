@@ -57,6 +57,9 @@ type Model struct {
 	// (EXPORT_SKIPS, captured with the skip ignored) or "disable-optimize"
 	// (ONNX_DISABLE_OPTIMIZE, also exported with the optimizer forced on).
 	Recheck string `json:"recheck"`
+	// JudgedBatches: the batch sizes a dynamic-batch model was judged at
+	// (the example's and a second one, so the symbolic dim is exercised).
+	JudgedBatches []int `json:"judged_batches"`
 }
 
 // Results is the sweep's file.
@@ -389,6 +392,13 @@ func renderGroup(b *bytes.Buffer, title string, hf bool, all []Model) {
 		dyn := strings.Join(m.Dynamic, ", ")
 		if dyn == "" {
 			dyn = "static"
+		}
+		if len(m.JudgedBatches) > 1 {
+			bs := make([]string, len(m.JudgedBatches))
+			for i, n := range m.JudgedBatches {
+				bs[i] = fmt.Sprint(n)
+			}
+			dyn += " (judged at batch " + strings.Join(bs, " and ") + ")"
 		}
 		cells := make([]string, 0, 3)
 		for _, k := range Targets {
