@@ -163,6 +163,15 @@ def build_tv(entry, seed=0):
     kwargs = dict(entry.get("kwargs", {}))
     model = tvm.get_model(entry["arch"], weights=None, **kwargs)
     model.eval()
+    if entry.get("fill_zero_params"):
+        # A parameter torchvision initializes to zeros (ViT's classifier
+        # head) would make the output identically zero and the judge
+        # vacuous: such parameters get small random values instead.
+        gz = torch.Generator().manual_seed(seed + 2)
+        with torch.no_grad():
+            for prm in model.parameters():
+                if prm.numel() and not prm.any():
+                    prm.copy_(torch.randn(prm.shape, generator=gz) * 0.02)
     g = torch.Generator().manual_seed(seed + 1)
     shape = entry.get("shape", [2, 3, 64, 64])
     return model, (torch.randn(*shape, generator=g),), type(model).__name__, kwargs
