@@ -52,13 +52,19 @@ type Legalizer struct {
 	byID  []*legalNode // by node ID
 	other map[*ir.Node]*legalNode
 	gen   int32
+	// opSeen[k] == stamp: value k is already among the operands being read.
+	opSeen []int32
+	stamp  int32
 	// Buffers reused by each run.
-	inputs    []*ir.Value
-	inputNums []int32
-	indeg     []int32
-	userStart []int32
-	fill      []int32
-	userList  []int32
+	nodes, order []*ir.Node
+	recs         []*legalNode
+	userOrder    []int32
+	inputs       []*ir.Value
+	inputNums    []int32
+	indeg        []int32
+	userStart    []int32
+	fill         []int32
+	userList     []int32
 }
 
 // legalNode is what the sort keeps of one node.
@@ -69,7 +75,7 @@ type legalNode struct {
 	multi    bool  // read through getitems: several results or a delegate call
 	stale    bool  // arguments changed since ops was read
 	gen, idx int32 // the run that last saw it, its position in that run's input order
-	pos      int32 // position after the last run (or in the graph at creation)
+	pos      int32 // position in the graph: after the last run, or when seen
 }
 
 // NewLegalizer prepares to sort g; Position reports g's current order until
@@ -144,8 +150,16 @@ func (l *Legalizer) node(n *ir.Node) *legalNode {
 	if ln.stale {
 		ln.stale = false
 		ln.ops = ln.ops[:0]
+		// Dedup with a stamp per value: a delegate call can have tens of
+		// thousands of operands.
+		l.stamp++
 		for _, v := range n.Operands() {
-			if k := l.num(v); !slices.Contains(ln.ops, k) {
+			k := l.num(v)
+			if int(k) >= len(l.opSeen) {
+				l.opSeen = append(l.opSeen, make([]int32, int(k)+1-len(l.opSeen)+len(l.opSeen)/2)...)
+			}
+			if l.opSeen[k] != l.stamp {
+				l.opSeen[k] = l.stamp
 				ln.ops = append(ln.ops, k)
 			}
 		}
@@ -183,11 +197,16 @@ func grow(b []int32, n int) []int32 {
 func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	g := l.g
 	l.gen++
-	nodes := g.Nodes()
-	recs := make([]*legalNode, len(nodes))
+	l.nodes = l.nodes[:0]
+	for n := g.First(); n != nil; n = n.Next() {
+		l.nodes = append(l.nodes, n)
+	}
+	nodes := l.nodes
+	l.recs = slices.Grow(l.recs[:0], len(nodes))[:len(nodes)]
+	recs := l.recs
 	for i, n := range nodes {
 		ln := l.node(n)
-		ln.gen, ln.idx = l.gen, int32(i)
+		ln.gen, ln.idx, ln.pos = l.gen, int32(i), int32(i)
 		recs[i] = ln
 	}
 	nodeAt := func(n *ir.Node) int32 {
@@ -204,7 +223,7 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 		prev = nodeAt(calls[len(calls)-2])
 	}
 	// FX's users order: graph order with prev, then fresh, moved last.
-	userOrder := make([]int32, 0, len(nodes))
+	userOrder := l.userOrder[:0]
 	for i := range nodes {
 		if int32(i) != prev && int32(i) != fresh {
 			userOrder = append(userOrder, int32(i))
@@ -216,6 +235,7 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	if fresh >= 0 && fresh != prev {
 		userOrder = append(userOrder, fresh)
 	}
+	l.userOrder = userOrder
 	if len(l.inputs) != len(g.Inputs) || !slices.Equal(l.inputs, g.Inputs) {
 		l.inputs = append(l.inputs[:0], g.Inputs...)
 		l.inputNums = l.inputNums[:0]
@@ -292,7 +312,8 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 			q.pushBack(entry{n: u, v: -1})
 		}
 	}
-	order := make([]*ir.Node, 0, len(nodes))
+	order := slices.Grow(l.order[:0], len(nodes))
+	defer func() { l.order = order[:0] }()
 	for !q.empty() {
 		e := q.popFront()
 		switch {
@@ -323,16 +344,24 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	if len(order) != len(nodes) {
 		return fmt.Errorf("graph %s: topological sort placed %d of %d nodes: the graph has a cycle", g.Name, len(order), len(nodes))
 	}
-	// Relink from the first node out of place.
-	first := 0
-	for first < len(order) && order[first] == nodes[first] {
+	// Relink only the stretch out of place: after an outline most of the
+	// order is unchanged (often all of it).
+	first, last := 0, len(order)
+	for first < last && order[first] == nodes[first] {
 		first++
 	}
-	for _, n := range order[first:] {
-		n.MoveBefore(nil)
+	for last > first && order[last-1] == nodes[last-1] {
+		last--
 	}
-	for i, n := range order {
-		recs[nodeAt(n)].pos = int32(i)
+	var at *ir.Node // the first node of the unchanged tail
+	if last < len(order) {
+		at = order[last]
+	}
+	for _, n := range order[first:last] {
+		n.MoveBefore(at)
+	}
+	for i, n := range order[first:last] {
+		recs[nodeAt(n)].pos = int32(first + i)
 	}
 	return nil
 }
