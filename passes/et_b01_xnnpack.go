@@ -26,15 +26,20 @@ the same form:
 - dtypes are left as traced;
 - strided user inputs become contiguous (ET-B05) and the graph is
   re-inferred;
-- aten._grouped_mm (the grouped experts implementation, which XNNPACK has no
-  kernel for) is an error naming every such node and pointing at ET-B01.
+- aten._grouped_mm and transformers.grouped_mm_fallback (the grouped
+  experts implementation, which neither XNNPACK nor the portable library
+  has a kernel for) are an error naming every such node and pointing at
+  ET-B01 (fxport capture traces batched_mm experts).
 
 Partitioner: XnnpackPartitioner with all configurations (ET-B02).`,
 	Prepare:      prepareXNNPACK,
 	Partitioners: []string{"XnnpackPartitioner"},
 })
 
-var etOpGroupedMM = ir.OpAten_GroupedMm
+var (
+	etOpGroupedMM         = ir.OpAten_GroupedMm
+	etOpGroupedMMFallback = ir.OpTransformersGroupedMmFallback
+)
 
 func prepareXNNPACK(p *ir.Program, c *pm.Ctx) error {
 	if err := etRequireHost(p, "executorch.xnnpack", "capture step prepare-for-xnnpack, ET-B01"); err != nil {
@@ -43,7 +48,7 @@ func prepareXNNPACK(p *ir.Program, c *pm.Ctx) error {
 	var grouped []string
 	for _, g := range p.Graphs() {
 		for _, n := range g.Nodes() {
-			if n.Op == etOpGroupedMM {
+			if n.Op == etOpGroupedMM || n.Op == etOpGroupedMMFallback {
 				grouped = append(grouped, fmt.Sprintf("%s in graph %s", n.Short(), g.Name))
 			}
 		}
