@@ -161,7 +161,7 @@ func init() {
 	register(kAlias, ir.OpAtenAlias, ir.OpAtenDetach, ir.OpAtenLiftFresh, ir.OpPrimsViewOf)
 	register(kUnfold, ir.OpAtenUnfold)
 	register(kViewDType, ir.OpAtenViewDtype)
-	register(kViewAsReal, ir.OpAtenViewAsReal)
+	viewKernel(kViewAsReal, []ir.Op{ir.OpAtenViewAsReal}, []ir.Op{ir.OpAtenViewAsRealCopy})
 	register(kViewAsComplex, ir.OpAtenViewAsComplex)
 }
 

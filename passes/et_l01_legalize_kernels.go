@@ -18,9 +18,12 @@ var LegalizeKernels = etlLowering(&pm.Pass{
 
 The legal ops of the portable target are the kernel list
 gen/etkernels.spec (generated from executorch's functions.yaml,
-et_copy_ops.yaml, custom_ops.yaml and quantized.yaml: OpInfo.Kernel): an op
-is legal when it is a registered kernel or its out variant is one (then
-to-out-variants converts it). Nodes inside a delegate are what the delegate
+et_copy_ops.yaml, custom_ops.yaml and quantized.yaml, and from the out
+variants the runtime's optimized library registers besides: OpInfo.Kernel):
+an op is legal when it is a registered kernel or its out variant is one
+(then to-out-variants converts it); an op whose only kernel is an
+optimized one (linear) is still decomposed where a decomposition exists,
+and view_as_complex, which no kernel runs, is refused. Nodes inside a delegate are what the delegate
 claimed and are legal; so are prim, symbolic, view, in-place, higher-order
 and planning ops, which later lowering passes handle. Every other node is
 rewritten, by the rewrite engine (package rewrite, to a fixpoint), with the
@@ -88,6 +91,21 @@ func EtHasKernel(op ir.Op) bool {
 	return false
 }
 
+// etlOptimizedOnly reports whether op runs only on a kernel of the
+// runtime's optimized library (lib=optimized in gen/etkernels.spec: linear,
+// the real FFTs), none of the portable library's. Where fxport decomposes
+// such an op into portable kernels (linear), the decomposition is kept, so
+// the optimized kernel serves only what has no portable form.
+func etlOptimizedOnly(op ir.Op) bool {
+	if op.Info().Kernel != "" {
+		return op.Info().Kernel == etlOptimizedLib
+	}
+	out := op.OutTwin()
+	return out.Valid() && out.Info().Kernel == etlOptimizedLib
+}
+
+const etlOptimizedLib = "optimized"
+
 // etlKernelDisagrees reports whether the portable kernel of n's op
 // computes something else than torch for n's arguments (judged on the
 // genuine runtime by the op sweep, docs/ops.md): remainder.Tensor on
@@ -108,8 +126,12 @@ func etlLegal(n *ir.Node) bool {
 		return false // an op the frontend did not know has no kernel
 	case etlKernelDisagrees(n), etlKernelRefuses(n):
 		return false
+	case etlOptimizedOnly(n.Op) && etDecompositionSet.Has(n.Op):
+		return false // decomposed into portable kernels, as before the optimized list
 	case EtHasKernel(n.Op), etlLegalNamespaces[info.Namespace], etlPrimKernels[n.Op]:
 		return true
+	case n.Op == ir.OpAtenViewAsComplex:
+		return false // no kernel reinterprets real pairs as complex (et_view keeps the dtype)
 	case n.Op.Has(ir.PropSymbolic), n.Op.Has(ir.PropView), n.Op.Has(ir.PropInplace), n.Op.Has(ir.PropHigherOrder), n.Op.Has(ir.PropSideEffects):
 		return true
 	}
@@ -162,8 +184,10 @@ func runLegalizeKernels(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 // portable kernel where a plain "no decomposition" would not say it, or "".
 func etlNoKernelWhy(n *ir.Node) string {
 	switch n.Op {
-	case ir.OpAten_FftR2c, ir.OpAten_FftC2r, ir.OpAten_FftC2c:
-		return "ExecuTorch's portable kernel library has no FFT kernel, and fxport has no decomposition of an FFT into real portable ops"
+	case ir.OpAten_FftC2c:
+		return "no ExecuTorch kernel library has a complex-to-complex FFT kernel (the runtime's optimized library has _fft_r2c and _fft_c2r only), and fxport has no decomposition of an FFT into real portable ops"
+	case ir.OpAtenViewAsComplex:
+		return "no ExecuTorch kernel library has a view_as_complex kernel (the portable library has view_as_real_copy only), and et_view cannot change a tensor's dtype"
 	case ir.OpAtenSortStable, ir.OpAtenArgsortStable:
 		if etlStable(n) {
 			return "a stable sort (stable=True): the portable library has no sort kernel, and its topk, which an unstable sort becomes, does not keep equal elements in input order"

@@ -19,7 +19,7 @@ type Kernel struct {
 	Schema *schema.Schema
 	// Name is the IR name (aten.hardtanh.out).
 	Name string
-	// Lib is the kernel library: "portable" or "quantized".
+	// Lib is the kernel library: "portable", "quantized" or "optimized".
 	Lib string
 	// Functional is the IR name of the functional op an out variant
 	// computes ("" when none is known).

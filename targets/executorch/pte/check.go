@@ -289,6 +289,22 @@ func ScalarTypeSize(st etfb.ScalarType) int {
 		return 4
 	case etfb.ScalarTypeLONG, etfb.ScalarTypeDOUBLE, etfb.ScalarTypeUINT64:
 		return 8
+	case scalarComplexHalf:
+		return 4
+	case scalarComplexFloat:
+		return 8
+	case scalarComplexDouble:
+		return 16
 	}
 	return 0
 }
+
+// The complex codes, c10's ComplexHalf, ComplexFloat and ComplexDouble:
+// commented out in scalar_type.fbs (so the generated enum lacks them), but
+// the runtime's ScalarType has them and the optimized library's FFT
+// kernels (_fft_r2c.out, _fft_c2r.out) read and write complex tensors.
+const (
+	scalarComplexHalf   etfb.ScalarType = 8
+	scalarComplexFloat  etfb.ScalarType = 9
+	scalarComplexDouble etfb.ScalarType = 10
+)

@@ -146,6 +146,14 @@ func scalarName(st etfb.ScalarType) string {
 	if n, ok := etfb.EnumNamesScalarType[st]; ok {
 		return strings.ToLower(n)
 	}
+	switch st {
+	case scalarComplexHalf:
+		return "complex32"
+	case scalarComplexFloat:
+		return "complex64"
+	case scalarComplexDouble:
+		return "complex128"
+	}
 	return fmt.Sprintf("scalar_type(%d)", st)
 }
 
