@@ -3,7 +3,7 @@
 
 CASES maps an IR op name ("aten.add.Tensor") to a builder: builder(dt)
 returns (inputs, fn) where inputs is a tuple of tensors of dtype family dt
-("f32", "f16", "i64", "bool") and fn(*inputs) calls the op; DTYPES gives
+("f32", "f16", "bf16", "i64", "bool") and fn(*inputs) calls the op; DTYPES gives
 the dtypes each op is swept at (f32 unless listed). NOT_SWEPT names the
 core ops that are not one-op inference programs, each with its reason.
 """
@@ -82,6 +82,9 @@ def case(name, dtypes=("f32",)):
 
 INTS = ("f32", "i64")
 HALF = ("f32", "f16")
+# A representative set of op families is swept at bfloat16 too, where torch
+# eager runs it on CPU: elementwise, matmul, reductions, softmax, conv.
+BF16 = ("f32", "f16", "bf16")
 
 
 def unary(name, lo=-2.0, hi=2.0, dtypes=HALF):
@@ -129,9 +132,9 @@ def binary(name, dtypes=INTS, lo=-2.0, hi=2.0, blo=None, bhi=None, **kw):
         return (a, b), lambda a, b: op(a, b, **kw)
 
 
-binary("aten.add.Tensor", dtypes=("f32", "f16", "i64"), alpha=2)
+binary("aten.add.Tensor", dtypes=("f32", "f16", "bf16", "i64"), alpha=2)
 binary("aten.sub.Tensor", dtypes=("f32", "f16", "i64"), alpha=2)
-binary("aten.mul.Tensor", dtypes=("f32", "f16", "i64"))
+binary("aten.mul.Tensor", dtypes=("f32", "f16", "bf16", "i64"))
 binary("aten.div.Tensor", dtypes=HALF, blo=0.5, bhi=3.0)
 binary("aten.div.Tensor_mode", dtypes=INTS, blo=1.0, bhi=3.0, rounding_mode="floor")
 binary("aten.fmod.Tensor", blo=1.0, bhi=3.0)
@@ -204,12 +207,12 @@ def _(dt):
     return (T(2, 3, 4, dt="bool"), T(2, 3, 4, dt=dt), T(3, 4, dt=dt)), lambda c, a, b: aten.where.self(c, a, b)
 
 
-@case("aten.addmm.default", HALF)
+@case("aten.addmm.default", BF16)
 def _(dt):
     return (T(5, dt=dt), T(3, 4, dt=dt), T(4, 5, dt=dt)), lambda b, x, y: aten.addmm.default(b, x, y, beta=0.5, alpha=2)
 
 
-@case("aten.mm.default", HALF)
+@case("aten.mm.default", BF16)
 def _(dt):
     return (T(3, 4, dt=dt), T(4, 5, dt=dt)), lambda x, y: aten.mm.default(x, y)
 
@@ -219,7 +222,7 @@ def _(dt):
     return (T(2, 3, 4, dt=dt), T(2, 4, 5, dt=dt)), lambda x, y: aten.bmm.default(x, y)
 
 
-@case("aten._softmax.default", HALF)
+@case("aten._softmax.default", BF16)
 def _(dt):
     return (T(2, 3, 5, dt=dt),), lambda x: aten._softmax.default(x, -1, False)
 
@@ -423,7 +426,7 @@ def _(dt):
     return (T(2, 3, 4, dt=dt),), lambda x: aten.constant_pad_nd.default(x, [1, 2, -1, 1], 3)
 
 
-@case("aten.convolution.default", HALF)
+@case("aten.convolution.default", BF16)
 def _(dt):
     # 2-d, then 3-d (stride, padding and dilation per axis, groups).
     return ((T(1, 4, 6, 6, dt=dt), T(6, 2, 3, 3, dt=dt), T(6, dt=dt), T(1, 4, 5, 6, 6, dt=dt), T(6, 2, 3, 3, 2, dt=dt)),
@@ -518,12 +521,12 @@ def _(dt):
     return (T(2, 3, 4, dt=dt),), lambda x: aten.mean.default(x)
 
 
-@case("aten.mean.dim", HALF)
+@case("aten.mean.dim", BF16)
 def _(dt):
     return (T(2, 3, 4, dt=dt),), lambda x: aten.mean.dim(x, [1], True)
 
 
-@case("aten.sum.dim_IntList", ("f32", "f16", "i64"))
+@case("aten.sum.dim_IntList", ("f32", "f16", "bf16", "i64"))
 def _(dt):
     return (T(2, 3, 4, dt=dt),), lambda x: aten.sum.dim_IntList(x, [0, 2])
 
