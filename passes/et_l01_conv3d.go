@@ -44,7 +44,8 @@ func etlKernelRefuses(n *ir.Node) bool {
 // g, the bias once) computes every output frame; the result is viewed as
 // (N, Do, O, Ho, Wo) and permuted back to (N, O, Do, Ho, Wo). The frames
 // are copied kD times (kD·N·C·Do·H·W elements). Transposed convolutions
-// and symbolic shapes are left (no decomposition).
+// and symbolic shapes other than the batch are left (no decomposition);
+// a symbolic batch is spelled -1 in the views.
 func etlConv3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	if !etlKernelRefuses(n) {
 		return nil, nil
@@ -54,9 +55,9 @@ func etlConv3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	if err1 != nil || err2 != nil {
 		return nil, nil
 	}
-	X, ok1 := etlConstShape(x)
+	X, ok1 := etlConstShapeBut0(x)
 	Wt, ok2 := etlConstShape(w)
-	Y, ok3 := etlConstShape(n.Result().Tensor())
+	Y, ok3 := etlConstShapeBut0(n.Result().Tensor())
 	s, ok4 := etIntTuple(n.Arg("stride"), 3, []int64{1, 1, 1})
 	p, ok5 := etIntTuple(n.Arg("padding"), 3, []int64{0, 0, 0})
 	d, ok6 := etIntTuple(n.Arg("dilation"), 3, []int64{1, 1, 1})
@@ -67,7 +68,7 @@ func etlConv3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	N, C, H, W := X[0], X[1], X[3], X[4]
 	O, kD := Wt[0], Wt[2]
 	Do, Ho, Wo := Y[2], Y[3], Y[4]
-	if N <= 0 || C <= 0 || Do <= 0 || kD <= 0 || g.Int <= 0 || C%g.Int != 0 || Wt[1]*g.Int != C {
+	if N == 0 || C <= 0 || Do <= 0 || kD <= 0 || g.Int <= 0 || C%g.Int != 0 || Wt[1]*g.Int != C {
 		return nil, nil
 	}
 	xv := n.Arg("input").Value
@@ -100,7 +101,11 @@ func etlConv3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := etlView(b, ir.ValueArg(pm), N*Do, C*kD, H, W)
+	fold := N * Do
+	if N < 0 {
+		fold = -1 // a symbolic batch: the view infers it
+	}
+	f, err := etlView(b, ir.ValueArg(pm), fold, C*kD, H, W)
 	if err != nil {
 		return nil, err
 	}
@@ -118,4 +123,21 @@ func etlConv3d(b *ir.Builder, n *ir.Node) (*ir.Value, error) {
 		return nil, err
 	}
 	return b.Value(ir.OpAtenPermuteCopy, ir.ValueArg(y5), ir.IntsArg(0, 2, 1, 3, 4))
+}
+
+// etlConstShapeBut0 is t's shape with a symbolic dim 0 as -1 (every other
+// dim static).
+func etlConstShapeBut0(t *ir.TensorType) ([]int64, bool) {
+	if t == nil || t.Rank() == 0 || !etStaticFrom(t, 1) {
+		return nil, false
+	}
+	out := make([]int64, t.Rank())
+	out[0] = -1
+	if c, ok := t.Shape[0].Const(); ok {
+		out[0] = c
+	}
+	for i := 1; i < len(out); i++ {
+		out[i] = etDim(t, i)
+	}
+	return out, true
 }
