@@ -287,6 +287,11 @@ func kEmbeddingBag(c *call) ([]Value, error) {
 	if mode == 0 {
 		clear(bagSize)
 	}
+	// torch's CPU fast path for sum (f32, f16 or bf16 weights, no
+	// padding_idx) fills no offset2bag: it returns it empty.
+	if mode == 0 && pad < 0 && (w.DType == ir.Float32 || w.DType == ir.Float16 || w.DType == ir.BFloat16) {
+		offset2bag = offset2bag[:0]
+	}
 	maxShape := []int64{nBags, D}
 	if mode != 2 {
 		maxShape = []int64{nBags}
@@ -294,7 +299,7 @@ func kEmbeddingBag(c *call) ([]Value, error) {
 	}
 	return []Value{
 		FromFloat64(w.DType, []int64{nBags, D}, out),
-		FromInt64(ix.DType, []int64{N}, offset2bag),
+		FromInt64(ix.DType, []int64{int64(len(offset2bag))}, offset2bag),
 		FromInt64(ix.DType, []int64{nBags}, bagSize),
 		FromInt64(ix.DType, maxShape, maxIdx),
 	}, nil
