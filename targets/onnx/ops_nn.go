@@ -81,12 +81,30 @@ func init() {
 		stride, pad, dil, outPad = exp(stride, 1), exp(pad, 0), exp(dil, 1), exp(outPad, 0)
 		attrs := []*pb.AttributeProto{AttrInts("strides", stride...), AttrInts("pads", append(append([]int64{}, pad...), pad...)...),
 			AttrInts("dilations", dil...), AttrInt("group", groups)}
+		op := "Conv"
 		if transposed {
 			attrs = append(attrs, AttrInts("output_padding", outPad...))
-			b.Emit(n.Results[0], "ConvTranspose", ins, attrs...)
+			op = "ConvTranspose"
+		}
+		if dt == ir.BFloat16 && b.Opset() < 22 {
+			// Conv and ConvTranspose take bfloat16 only from opset 22:
+			// below it, convolve in float32 (what torch's CPU kernel
+			// accumulates in) and round the result once.
+			for i, in := range ins {
+				f, err := b.CastTo(in, dt, ir.Float32)
+				if err != nil {
+					return err
+				}
+				ins[i] = f
+			}
+			et, err := elemType(dt)
+			if err != nil {
+				return err
+			}
+			b.Emit(n.Results[0], "Cast", []string{b.Tmp(op, ins, attrs...)}, AttrInt("to", int64(et)))
 			return nil
 		}
-		b.Emit(n.Results[0], "Conv", ins, attrs...)
+		b.Emit(n.Results[0], op, ins, attrs...)
 		return nil
 	}, ir.OpAtenConvolution)
 

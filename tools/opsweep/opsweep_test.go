@@ -174,3 +174,28 @@ func TestMergeAnchors(t *testing.T) {
 		t.Errorf("c: %+v", c)
 	}
 }
+
+// A case the judge has no kernel for is named, not counted: the op passes
+// on its other dtypes, and an op with only such cases is neither.
+func TestUnjudgedCasesAreNotCounted(t *testing.T) {
+	const noKernel = "fail: NotImplemented: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for MatMul(13) node"
+	rows := []Row{
+		{Case: "mm_bf16", Op: "aten.mm.default", DType: "bf16", FXPort: map[string]string{"onnx": noKernel}},
+		{Case: "mm_f32", Op: "aten.mm.default", DType: "f32", FXPort: map[string]string{"onnx": "pass"}},
+	}
+	v, ok := opStatus(rows, "onnx", false)
+	if !ok || !passed(v) || !strings.Contains(v, "bf16 not judged") {
+		t.Errorf("bf16 unjudged, f32 passing: %q %v", v, ok)
+	}
+	rows[1].FXPort["onnx"] = "fail: output 0: values differ"
+	if v, ok := opStatus(rows, "onnx", false); !ok || passed(v) || !strings.HasPrefix(v, "f32: fail") {
+		t.Errorf("f32 failing: %q %v", v, ok)
+	}
+	if v, ok := opStatus(rows[:1], "onnx", false); ok || !strings.HasPrefix(v, "not judged") {
+		t.Errorf("only an unjudged case: %q %v", v, ok)
+	}
+	// An ordinary failure is a failure, whatever its words.
+	if unjudged("fail: output 0: values differ") || unjudged("refused: no kernel in ExecuTorch's portable kernel library") {
+		t.Error("an ordinary failure counted as unjudged")
+	}
+}

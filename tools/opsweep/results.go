@@ -62,26 +62,52 @@ func (r *Results) Marshal() ([]byte, error) {
 
 func pass(v string) bool { return v == "pass" }
 
+// unjudged reports a verdict where the judge itself has no kernel for the
+// case: ONNX Runtime's CPU provider has none for many ops in bfloat16, so
+// it cannot say whether a valid model (onnx.checker passed it) computes the
+// right values. Such a case is left out of the counts, and shown.
+func unjudged(v string) bool {
+	return strings.Contains(v, "NOT_IMPLEMENTED : Could not find an implementation for")
+}
+
 // opStatus is an op's verdict on a target over its dtypes: pass when every
-// dtype passes; otherwise the first failing dtype's verdict.
-func opStatus(rows []Row, target string, anchors bool) (string, bool) {
-	seen := false
+// dtype the judge can run passes (the ones it cannot run are named after
+// it); otherwise the first failing dtype's verdict. ok is false when no
+// dtype has a judged verdict.
+func opStatus(rows []Row, target string, anchors bool) (v string, ok bool) {
+	var skipped []string
 	for _, r := range rows {
 		m := r.FXPort
 		if anchors {
 			m = r.Anchors
 		}
-		v, ok := m[target]
-		if !ok {
+		v, has := m[target]
+		if !has {
 			continue
 		}
-		seen = true
+		if unjudged(v) {
+			skipped = append(skipped, r.DType)
+			continue
+		}
+		ok = true
 		if !pass(v) {
 			return r.DType + ": " + v, true
 		}
 	}
-	return "pass", seen
+	if !ok {
+		if len(skipped) > 0 {
+			return "not judged (" + strings.Join(skipped, ", ") + ": the runtime has no kernel)", false
+		}
+		return "", false
+	}
+	if len(skipped) > 0 {
+		return "pass (" + strings.Join(skipped, ", ") + " not judged: the runtime has no kernel)", true
+	}
+	return "pass", true
 }
+
+// passed reports an op status that counts as passing.
+func passed(status string) bool { return status == "pass" || strings.HasPrefix(status, "pass (") }
 
 // Markdown renders docs/ops.md from the results.
 func (r *Results) Markdown() string {
@@ -119,7 +145,9 @@ func (r *Results) Markdown() string {
 		"`torch.onnx.export(dynamo=True)` and exir (`to_edge_transform_and_lower`, without and with the XNNPACK partitioner, "+
 		"then `to_executorch`), judged the same way.\n\n", r.Torch, len(r.Core))
 	b.WriteString("An op passes a target when every dtype of it passes. `refused` is fxport declining the export (its error), " +
-		"`fail` is the judge disagreeing with torch or refusing the file.\n\n")
+		"`fail` is the judge disagreeing with torch or refusing the file. A case the judge cannot run at all — ONNX Runtime's " +
+		"CPU provider has no kernel for the op in that dtype (`NOT_IMPLEMENTED`; many ops in bf16), after `onnx.checker` " +
+		"accepted the model — is *not judged*: it is named beside the op's verdict and left out of the counts.\n\n")
 	// Totals.
 	swept := len(ops)
 	b.WriteString("## Totals\n\n| | ONNX | portable | XNNPACK |\n|---|---|---|---|\n")
@@ -133,7 +161,7 @@ func (r *Results) Markdown() string {
 					if anchors {
 						m = row.Anchors
 					}
-					if v, ok := m[t]; ok {
+					if v, ok := m[t]; ok && !unjudged(v) {
 						d++
 						if pass(v) {
 							n++
@@ -145,7 +173,7 @@ func (r *Results) Markdown() string {
 					v, ok := opStatus(byOp[op], t, anchors)
 					if ok {
 						d++
-						if pass(v) {
+						if passed(v) {
 							n++
 						}
 					}
@@ -159,11 +187,19 @@ func (r *Results) Markdown() string {
 	line("fxport: cases (op × dtype) passing", false, true)
 	line("anchors: ops passing", true, false)
 	line("anchors: cases passing", true, true)
-	anchored := 0
+	anchored, notJudged := 0, 0
 	for _, row := range coreRows {
 		if len(row.Anchors) > 0 {
 			anchored++
 		}
+		for _, v := range row.FXPort {
+			if unjudged(v) {
+				notJudged++
+			}
+		}
+	}
+	if notJudged > 0 {
+		fmt.Fprintf(&b, "\n%d fxport case verdicts are not judged (the runtime has no kernel for the dtype) and are not counted.\n", notJudged)
 	}
 	fmt.Fprintf(&b, "\n%d of the %d Core ATen ops are swept; the other %d are listed below with the reason. ",
 		swept, len(r.Core), len(r.NotSwept))
@@ -212,7 +248,7 @@ func (r *Results) opLine(op string, rows []Row) string {
 	for _, anchors := range []bool{false, true} {
 		for _, t := range Targets {
 			v, ok := opStatus(rows, t, anchors)
-			if !ok {
+			if !ok && v == "" {
 				cells = append(cells, "—")
 				continue
 			}
