@@ -43,8 +43,8 @@ func (w *writer) graph(e *pt2schema.Encoder, g *ir.Graph, main bool) error {
 	e.EndArray()
 	e.Key("nodes")
 	e.BeginArray()
-	taken := map[string]bool{}
-	_ = values(g, func(v *ir.Value) error { taken[v.Name] = true; return nil })
+	taken := newNames()
+	_ = values(g, func(v *ir.Value) error { taken.add(v.Name); return nil })
 	for n := g.First(); n != nil; n = n.Next() {
 		if err := w.node(e, n, taken); err != nil {
 			return err

@@ -9,7 +9,7 @@ import (
 
 // node writes one Node. taken holds the names used in n's graph (values and
 // node names so far).
-func (w *writer) node(e *pt2schema.Encoder, n *ir.Node, taken map[string]bool) error {
+func (w *writer) node(e *pt2schema.Encoder, n *ir.Node, taken *names) error {
 	sn := pt2schema.Node{Target: target(n.Op)}
 	var err error
 	if sn.Inputs, err = w.inputs(n); err != nil {
@@ -30,7 +30,7 @@ func (w *writer) node(e *pt2schema.Encoder, n *ir.Node, taken map[string]bool) e
 // fresh name from the op ("topk", "topk_1", …), as torch names such nodes.
 // torch.export.load rebuilds one getitem node per result under the result's
 // name, so the call node must not take any of those names.
-func nodeName(n *ir.Node, outs []pt2schema.Argument, taken map[string]bool) *string {
+func nodeName(n *ir.Node, outs []pt2schema.Argument, taken *names) *string {
 	if len(n.Results) == 1 && len(outs) == 1 && outs[0].Tag != pt2schema.TagTensors {
 		name := n.Results[0].Name
 		return &name
@@ -39,12 +39,38 @@ func nodeName(n *ir.Node, outs []pt2schema.Argument, taken map[string]bool) *str
 	if base == "" {
 		base = "node"
 	}
-	name := base
-	for i := 1; taken[name]; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
-	}
-	taken[name] = true
+	name := taken.fresh(base)
 	return &name
+}
+
+// names is the set of names taken in one graph, with, per base, where its
+// last fresh name was found: names are only ever added, so every candidate
+// before it is still taken, and the next search starts after it. Starting at 1 each
+// time made naming the k-th node of one op O(k) (a stack of thousands of
+// batch norms, each with three results).
+type names struct {
+	taken map[string]bool
+	next  map[string]int
+}
+
+func newNames() *names { return &names{taken: map[string]bool{}, next: map[string]int{}} }
+
+// add takes name.
+func (s *names) add(name string) { s.taken[name] = true }
+
+// fresh takes and returns the first free name of base, base_1, base_2, …
+func (s *names) fresh(base string) string {
+	for pos := s.next[base]; ; pos++ {
+		name := base
+		if pos > 0 {
+			name = fmt.Sprintf("%s_%d", base, pos)
+		}
+		if !s.taken[name] {
+			s.taken[name] = true
+			s.next[base] = pos + 1
+			return name
+		}
+	}
 }
 
 // isDefault reports whether a equals the schema default of formal.
