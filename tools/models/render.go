@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -389,7 +390,7 @@ func renderGroup(b *bytes.Buffer, title string, hf bool, all []Model) {
 			notes = append(notes, m.Name+": dynamic capture failed, captured static: "+oneLine(m.Capture.DynamicError))
 			capCell += fmt.Sprintf(" static [%d]", len(notes))
 		}
-		dyn := strings.Join(m.Dynamic, ", ")
+		dyn := strings.Join(dynamicDims(m.Dynamic), ", ")
 		if dyn == "" {
 			dyn = "static"
 		}
@@ -430,4 +431,19 @@ func renderGroup(b *bytes.Buffer, title string, hf bool, all []Model) {
 		}
 		w("\n")
 	}
+}
+
+// dynamicDims spells the dynamic dims for the table: "input_ids.1" stays as
+// it is; a positional input ("0.0", torchvision's batch) becomes "input 0
+// dim 0".
+func dynamicDims(ds []string) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		in, dim, ok := strings.Cut(d, ".")
+		if _, err := strconv.Atoi(in); ok && err == nil {
+			d = "input " + in + " dim " + dim
+		}
+		out[i] = d
+	}
+	return out
 }
