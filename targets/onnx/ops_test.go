@@ -18,6 +18,28 @@ type opCase struct {
 	tol        float64
 }
 
+// fftBody exercises the FFTs on the real (re, im) form of complex tensors:
+// r2c one-sided and full, over one and two dims; c2c forward and inverse
+// with each normalization; complex(), narrow and view_as_complex/real.
+const fftBody = `
+  %r1: c64[3, 5] = aten._fft_r2c.default(%x, [1], 2, True)
+  %r2: c64[3, 8] = aten._fft_r2c.default(%x, [0, 1], 1, False)
+  %rr1: f32[3, 5, 2] = aten.view_as_real.default(%r1)
+  %z: c64[3, 8] = aten.view_as_complex.default(%y)
+  %c1: c64[3, 8] = aten._fft_c2c.default(%z, [1], 0, False)
+  %c2: c64[3, 8] = aten._fft_c2c.default(%c1, [0, 1], 2, True)
+  %c3: c64[3, 8] = aten._fft_c2c.default(%r2, [0], 1, False)
+  %n1: c64[3, 5] = aten.narrow.default(%c2, 1, 2, 5)
+  %rc: f32[3, 8, 2] = aten.view_as_real.default(%c3)
+  %re: f32[3, 8] = aten.select.int(%rc, 2, 0)
+  %im: f32[3, 8] = aten.select.int(%rc, -1, 1)
+  %w: c64[3, 8] = aten.complex.default(%im, %re)
+  %n2: c64[3, 5] = aten.narrow.default(%w, -1, 0, 5)
+  %rn1: f32[3, 5, 2] = aten.view_as_real.default(%n1)
+  %rn2: f32[3, 5, 2] = aten.view_as_real.default(%n2)
+  %s1: f32[3, 5, 2] = aten.add.Tensor(%rr1, %rn1)
+  %out: f32[3, 5, 2] = aten.add.Tensor(%s1, %rn2)`
+
 // cases are IR bodies over the inputs; the last line's value is returned.
 var opCases = []opCase{
 	{"unary", `
@@ -243,46 +265,9 @@ var opCases = []opCase{
   %g: i64[3, 6] = aten.add.Tensor(%e, %c)
   %h: i64[3, 6] = aten.mul.Tensor(%g, 7)
   %out: i64[3, 6] = aten.add.Tensor(%h, %i)`, "%x: f32[3, 6]", 0, 0},
-	// FFTs on the real (re, im) form of complex tensors: r2c one-sided and
-	// full, over one and two dims; c2c forward and inverse with each
-	// normalization; complex(), narrow and view_as_complex/real.
-	{"fft", `
-  %r1: c64[3, 5] = aten._fft_r2c.default(%x, [1], 2, True)
-  %r2: c64[3, 8] = aten._fft_r2c.default(%x, [0, 1], 1, False)
-  %rr1: f32[3, 5, 2] = aten.view_as_real.default(%r1)
-  %z: c64[3, 8] = aten.view_as_complex.default(%y)
-  %c1: c64[3, 8] = aten._fft_c2c.default(%z, [1], 0, False)
-  %c2: c64[3, 8] = aten._fft_c2c.default(%c1, [0, 1], 2, True)
-  %c3: c64[3, 8] = aten._fft_c2c.default(%r2, [0], 1, False)
-  %n1: c64[3, 5] = aten.narrow.default(%c2, 1, 2, 5)
-  %rc: f32[3, 8, 2] = aten.view_as_real.default(%c3)
-  %re: f32[3, 8] = aten.select.int(%rc, 2, 0)
-  %im: f32[3, 8] = aten.select.int(%rc, -1, 1)
-  %w: c64[3, 8] = aten.complex.default(%im, %re)
-  %n2: c64[3, 5] = aten.narrow.default(%w, -1, 0, 5)
-  %rn1: f32[3, 5, 2] = aten.view_as_real.default(%n1)
-  %rn2: f32[3, 5, 2] = aten.view_as_real.default(%n2)
-  %s1: f32[3, 5, 2] = aten.add.Tensor(%rr1, %rn1)
-  %out: f32[3, 5, 2] = aten.add.Tensor(%s1, %rn2)`, "%x: f32[3, 8], %y: f32[3, 8, 2]", 0, 1e-4},
+	{"fft", fftBody, "%x: f32[3, 8], %y: f32[3, 8, 2]", 0, 1e-4},
 	// The same at opset 20, where DFT takes its axis as an input.
-	{"fft20", `
-  %r1: c64[3, 5] = aten._fft_r2c.default(%x, [1], 2, True)
-  %r2: c64[3, 8] = aten._fft_r2c.default(%x, [0, 1], 1, False)
-  %rr1: f32[3, 5, 2] = aten.view_as_real.default(%r1)
-  %z: c64[3, 8] = aten.view_as_complex.default(%y)
-  %c1: c64[3, 8] = aten._fft_c2c.default(%z, [1], 0, False)
-  %c2: c64[3, 8] = aten._fft_c2c.default(%c1, [0, 1], 2, True)
-  %c3: c64[3, 8] = aten._fft_c2c.default(%r2, [0], 1, False)
-  %n1: c64[3, 5] = aten.narrow.default(%c2, 1, 2, 5)
-  %rc: f32[3, 8, 2] = aten.view_as_real.default(%c3)
-  %re: f32[3, 8] = aten.select.int(%rc, 2, 0)
-  %im: f32[3, 8] = aten.select.int(%rc, -1, 1)
-  %w: c64[3, 8] = aten.complex.default(%im, %re)
-  %n2: c64[3, 5] = aten.narrow.default(%w, -1, 0, 5)
-  %rn1: f32[3, 5, 2] = aten.view_as_real.default(%n1)
-  %rn2: f32[3, 5, 2] = aten.view_as_real.default(%n2)
-  %s1: f32[3, 5, 2] = aten.add.Tensor(%rr1, %rn1)
-  %out: f32[3, 5, 2] = aten.add.Tensor(%s1, %rn2)`, "%x: f32[3, 8], %y: f32[3, 8, 2]", 20, 1e-4},
+	{"fft20", fftBody, "%x: f32[3, 8], %y: f32[3, 8, 2]", 20, 1e-4},
 	// _embedding_bag's extra results as torch's CPU kernel fills them:
 	// offset2bag, bag_size (non-padding counts; zeros for sum) and
 	// max_indices (max: the first row index reaching the maximum, 0 for an
