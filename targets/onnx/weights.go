@@ -53,6 +53,30 @@ func initializer(w *ir.Weight, opts Options) (*pb.TensorProto, *pendingWeight, e
 	return tp, nil, nil
 }
 
+// readSized reads everything rc yields, as io.ReadAll does, into a buffer
+// of the size the source declares: io.ReadAll grows its buffer by doubling,
+// which allocates about twice the weight in garbage and keeps up to twice
+// its bytes alive in the slice returned.
+func readSized(rc io.Reader, size int64) ([]byte, error) {
+	if size <= 0 || size > 256<<20 {
+		return io.ReadAll(rc)
+	}
+	buf := make([]byte, size)
+	n, err := io.ReadFull(rc, buf)
+	switch err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		return buf[:n], nil
+	default:
+		return buf[:n], err
+	}
+	rest, err := io.ReadAll(rc) // more than declared: what io.ReadAll would return
+	if len(rest) == 0 {
+		return buf, err
+	}
+	return append(buf, rest...), err
+}
+
 // weightBytes reads a weight as contiguous little-endian bytes, honouring its
 // strides and storage offset.
 func weightBytes(w *ir.Weight, shape []int64) ([]byte, error) {
@@ -64,7 +88,7 @@ func weightBytes(w *ir.Weight, shape []int64) ([]byte, error) {
 		return nil, fmt.Errorf("weight %q: %w", w.Name, err)
 	}
 	defer rc.Close()
-	raw, err := io.ReadAll(rc)
+	raw, err := readSized(rc, w.Source.Size())
 	if err != nil {
 		return nil, fmt.Errorf("weight %q: reading %s: %w", w.Name, w.Source, err)
 	}

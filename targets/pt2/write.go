@@ -138,6 +138,9 @@ type zipWriter struct {
 	// descriptor, which the zip writer emits when the next record starts,
 	// is 24 bytes instead of 16 once the record reaches 4 GiB.
 	cur *countWriter
+	// buf is the one buffer every record is copied through (io.Copy
+	// would allocate 32 KiB per record: one per weight storage).
+	buf []byte
 }
 
 type countWriter struct {
@@ -203,7 +206,7 @@ func (z *zipWriter) add(name string, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(w, r)
+	_, err = io.CopyBuffer(w, r, z.copyBuf())
 	return err
 }
 
@@ -221,7 +224,7 @@ func (z *zipWriter) payload(name string, pl *payload) error {
 		return fmt.Errorf("weight %q: %w", pl.first, err)
 	}
 	defer rc.Close()
-	n, err := io.Copy(w, io.LimitReader(rc, pl.src.Size()+1))
+	n, err := io.CopyBuffer(w, io.LimitReader(rc, pl.src.Size()+1), z.copyBuf())
 	if err != nil {
 		return fmt.Errorf("weight %q: %w", pl.first, err)
 	}
@@ -229,6 +232,13 @@ func (z *zipWriter) payload(name string, pl *payload) error {
 		return fmt.Errorf("weight %q: its source yielded %d bytes, not the %d it declares", pl.first, n, pl.src.Size())
 	}
 	return nil
+}
+
+func (z *zipWriter) copyBuf() []byte {
+	if z.buf == nil {
+		z.buf = make([]byte, 32<<10)
+	}
+	return z.buf
 }
 
 func (z *zipWriter) close() error { return z.zw.Close() }
