@@ -18,6 +18,16 @@ type Graph struct {
 
 	first, last *Node
 	numNodes    int
+	// order is the node list as a slice, for Nodes: nil until Nodes builds
+	// it, and again after any insertion (but at the end) or removal. A
+	// pass that walks the graph without changing it reads this array
+	// instead of chasing the list's pointers, one cache miss per node
+	// once the graph outgrows the cache.
+	order []*Node
+	// opCount counts the nodes of each op (a node's Op never changes):
+	// OpCount lets a pass that rewrites one rare op skip a graph without
+	// visiting its nodes.
+	opCount map[Op]int
 	// ret is the pseudo-node whose Args are the graph's outputs; it is the
 	// "user" recorded on values that are returned, so use lists stay exact.
 	ret    Node
@@ -108,11 +118,27 @@ func (g *Graph) Len() int { return g.numNodes }
 
 // Nodes returns a snapshot of the nodes in order; edits during iteration do not affect it.
 func (g *Graph) Nodes() []*Node {
-	out := make([]*Node, 0, g.numNodes)
-	for n := g.first; n != nil; n = n.next {
-		out = append(out, n)
+	if g.order == nil || len(g.order) != g.numNodes {
+		g.order = make([]*Node, 0, g.numNodes)
+		for n := g.first; n != nil; n = n.next {
+			g.order = append(g.order, n)
+		}
 	}
-	return out
+	return append(make([]*Node, 0, len(g.order)), g.order...)
+}
+
+// OpCount is the number of nodes of op in g (not in its regions).
+func (g *Graph) OpCount(op Op) int { return g.opCount[op] }
+
+// HasOpWhere reports whether some node of g (not of its regions) has an op
+// for which f is true; f sees each distinct op once, in no set order.
+func (g *Graph) HasOpWhere(f func(Op) bool) bool {
+	for op := range g.opCount {
+		if f(op) {
+			return true
+		}
+	}
+	return false
 }
 
 // Outputs returns the graph's outputs (usually values; literals such as None are allowed).
@@ -299,7 +325,14 @@ func (v *Value) removeUse(n *Node) {
 }
 
 func (g *Graph) linkBefore(n, at *Node) {
+	if g.opCount == nil {
+		g.opCount = map[Op]int{}
+	}
+	g.opCount[n.Op]++
 	if at == nil { // append
+		if g.order != nil {
+			g.order = append(g.order, n)
+		}
 		n.prev = g.last
 		n.next = nil
 		if g.last != nil {
@@ -309,6 +342,7 @@ func (g *Graph) linkBefore(n, at *Node) {
 		}
 		g.last = n
 	} else {
+		g.order = nil
 		n.next = at
 		n.prev = at.prev
 		if at.prev != nil {
@@ -322,6 +356,12 @@ func (g *Graph) linkBefore(n, at *Node) {
 }
 
 func (g *Graph) unlink(n *Node) {
+	g.order = nil
+	if c := g.opCount[n.Op]; c > 1 {
+		g.opCount[n.Op] = c - 1
+	} else {
+		delete(g.opCount, n.Op)
+	}
 	if n.prev != nil {
 		n.prev.next = n.next
 	} else {

@@ -310,21 +310,69 @@ func builtBetween(g *ir.Graph, before, end *ir.Node) []*ir.Node {
 	return out
 }
 
-// worklist is a FIFO of nodes without duplicates.
+// worklist is a FIFO of nodes without duplicates. Whether a node is queued
+// is kept by graph and node ID (IDs are unique within a graph) in a dense
+// table: a map keyed by node, filled with every node of the graph before
+// the first rewrite, cost a hash insert and delete per node with a cache
+// miss each once the graph outgrew the cache.
 type worklist struct {
 	q    []*ir.Node
-	in   map[*ir.Node]bool
 	head int
+	// queued[g][id] is the node of graph g with that ID while it is
+	// queued; last and lastG cache the most recent graph's table.
+	queued map[*ir.Graph]*[]*ir.Node
+	lastG  *ir.Graph
+	last   *[]*ir.Node
+	// other holds queued nodes whose ID the tables cannot index.
+	other map[*ir.Node]bool
+}
+
+// maxDenseID bounds the IDs the dense tables index.
+const maxDenseID = 1 << 28
+
+// slot is n's entry in its graph's table, or nil when the ID is out of range.
+func (w *worklist) slot(n *ir.Node) **ir.Node {
+	if n.ID < 0 || n.ID >= maxDenseID {
+		return nil
+	}
+	if n.Graph != w.lastG || w.last == nil {
+		if w.queued == nil {
+			w.queued = map[*ir.Graph]*[]*ir.Node{}
+		}
+		t := w.queued[n.Graph]
+		if t == nil {
+			t = new([]*ir.Node)
+			w.queued[n.Graph] = t
+		}
+		w.lastG, w.last = n.Graph, t
+	}
+	t := w.last
+	if n.ID >= len(*t) {
+		grown := make([]*ir.Node, max(n.ID+1, 2*len(*t), 64))
+		copy(grown, *t)
+		*t = grown
+	}
+	return &(*t)[n.ID]
 }
 
 func (w *worklist) push(n *ir.Node) {
-	if w.in == nil {
-		w.in = map[*ir.Node]bool{}
-	}
-	if n == nil || w.in[n] {
+	if n == nil || w.other[n] {
 		return
 	}
-	w.in[n] = true
+	if s := w.slot(n); s != nil && (*s == nil || *s == n) {
+		if *s == n {
+			return
+		}
+		*s = n
+	} else {
+		if w.other == nil {
+			w.other = map[*ir.Node]bool{}
+		}
+		if w.other[n] {
+			return
+		}
+		w.other[n] = true
+	}
 	w.q = append(w.q, n)
 }
 
@@ -335,7 +383,11 @@ func (w *worklist) pop() *ir.Node {
 	n := w.q[w.head]
 	w.q[w.head] = nil
 	w.head++
-	delete(w.in, n)
+	if s := w.slot(n); s != nil && *s == n {
+		*s = nil
+	} else {
+		delete(w.other, n)
+	}
 	if w.head > 1024 && w.head*2 > len(w.q) {
 		w.q = append(w.q[:0], w.q[w.head:]...)
 		w.head = 0
