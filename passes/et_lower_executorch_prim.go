@@ -83,16 +83,20 @@ var (
 	etlOpRound   = ir.OpBuiltinsRound
 )
 
+// etlPySymOp reports whether op is a Python-level symbolic op (what
+// etlIsPySymOp asks of the op, before its operands).
+func etlPySymOp(op ir.Op) bool {
+	switch op.Info().Namespace {
+	case "operator", "torch", "math", "builtins":
+		return op.Has(ir.PropSymbolic)
+	}
+	return false
+}
+
 // etlIsPySymOp reports whether n is Python-level symbolic arithmetic on
 // non-tensor operands.
 func etlIsPySymOp(n *ir.Node) bool {
-	info := n.Op.Info()
-	switch info.Namespace {
-	case "operator", "torch", "math", "builtins":
-	default:
-		return false
-	}
-	if !n.Op.Has(ir.PropSymbolic) {
+	if !etlPySymOp(n.Op) {
 		return false
 	}
 	for _, v := range n.Operands() {
@@ -106,7 +110,7 @@ func etlIsPySymOp(n *ir.Node) bool {
 func runToExecuTorchPrim(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	changed := false
 	var bad []string
-	err := etlEachNode(p, func(n *ir.Node) error {
+	err := etlEachNodeOf(p, etlPySymOp, func(n *ir.Node) error {
 		if !etlIsPySymOp(n) {
 			return nil
 		}

@@ -39,15 +39,28 @@ var (
 func runFunctionalizeInplace(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	changed := false
 	for _, g := range p.Graphs() {
-		order := map[*ir.Node]int{}
-		for i, n := range g.Nodes() {
-			order[n] = i
+		if !g.HasOpWhere(etlFunctionalizable) {
+			continue
 		}
-		for _, n := range g.Nodes() {
+		nodes := g.Nodes()
+		// The nodes' positions in this snapshot, built when the first
+		// in-place op is rewritten: most graphs have none, and a map of
+		// every node cost a hash insert per node.
+		var order map[*ir.Node]int
+		positions := func() map[*ir.Node]int {
+			if order == nil {
+				order = make(map[*ir.Node]int, len(nodes))
+				for i, n := range nodes {
+					order[n] = i
+				}
+			}
+			return order
+		}
+		for _, n := range nodes {
 			if n.IsErased() {
 				continue
 			}
-			done, err := etlFunctionalizeNode(n, order, c)
+			done, err := etlFunctionalizeNode(n, positions, c)
 			if err != nil {
 				return pm.Result{}, err
 			}
@@ -57,7 +70,12 @@ func runFunctionalizeInplace(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	return pm.Result{Changed: changed}, nil
 }
 
-func etlFunctionalizeNode(n *ir.Node, order map[*ir.Node]int, c *pm.Ctx) (bool, error) {
+// etlFunctionalizable reports whether the pass rewrites nodes of op.
+func etlFunctionalizable(op ir.Op) bool {
+	return op == etlOpDetach || op == etlOpDetach_ || op.Has(ir.PropInplace)
+}
+
+func etlFunctionalizeNode(n *ir.Node, positions func() map[*ir.Node]int, c *pm.Ctx) (bool, error) {
 	if n.Op == etlOpDetach || n.Op == etlOpDetach_ {
 		x := n.Args[0]
 		if x.Kind != ir.ArgValue || len(n.Results) != 1 {
@@ -99,6 +117,7 @@ func etlFunctionalizeNode(n *ir.Node, order map[*ir.Node]int, c *pm.Ctx) (bool, 
 	}
 	y := nn.Results[0]
 	// Readers of x after n see the mutated value: y.
+	order := positions()
 	at := order[n]
 	for _, u := range append([]*ir.Node(nil), x.Uses()...) {
 		if u == n || u == nn || (!u.IsReturn() && order[u] <= at) {

@@ -52,7 +52,7 @@ var (
 
 func runLoopCarryCopies(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	changed := false
-	err := etlEachNode(p, func(n *ir.Node) error {
+	err := etlEachNodeOf(p, func(op ir.Op) bool { return op == etlOpWhileLoop || op == etlOpScan }, func(n *ir.Node) error {
 		var body *ir.Graph
 		var init []ir.Arg
 		initArg := -1

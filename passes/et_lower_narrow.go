@@ -39,7 +39,7 @@ var etlOpSliceCopy = ir.OpAtenSliceCopyTensor
 
 func runNarrowAsSliceCopy(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	changed := false
-	err := etlEachNode(p, func(n *ir.Node) error {
+	err := etlEachNodeOf(p, func(op ir.Op) bool { return op == etOpNarrow }, func(n *ir.Node) error {
 		if n.Op != etOpNarrow {
 			return nil
 		}

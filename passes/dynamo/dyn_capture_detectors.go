@@ -209,6 +209,9 @@ func querySegment(q *ir.Value) (*ir.Node, int64, bool) {
 // one attention. Attention over heads split along another axis is not it.
 func findSegmentAttentionLoop(p *ir.Program) error {
 	for _, g := range p.Graphs() {
+		if g.OpCount(opCat) == 0 {
+			continue
+		}
 		for _, n := range g.Nodes() {
 			if n.Op != opCat {
 				continue
@@ -253,6 +256,9 @@ func segmentLoop(cat *ir.Node) (*ir.Node, int) {
 // harmless and not reported.
 func findFlashSDPAOnDynamicBatch(p *ir.Program) error {
 	for _, g := range p.Graphs() {
+		if g.OpCount(opSDPAFlashCPU) == 0 {
+			continue
+		}
 		for _, n := range g.Nodes() {
 			if n.Op != opSDPAFlashCPU {
 				continue
