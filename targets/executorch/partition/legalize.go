@@ -39,23 +39,44 @@ func Legalize(g *ir.Graph, calls []*ir.Node) error {
 }
 
 // Legalizer runs Legalize again and again on one graph, as a partitioner
-// does after each outline, keeping between runs what the sort reads of each
-// node: its distinct operands and results as dense value numbers, and
-// whether it is prioritized. Reading every node's arguments and numbering
-// its values on each run cost more than the sort itself. Nodes it has not
-// seen are read at the next run; a node whose arguments change must be
-// reported with Changed (Outlined does it for the users of a new delegate
-// call's results). The order each run leaves is the one Legalize leaves.
+// does after each outline, and gives each run's result without sorting the
+// whole graph again when it can.
+//
+// It keeps what the sort reads of each node (its distinct operands and
+// results as dense value numbers, whether it is prioritized) and the
+// sequence of queue entries the last run popped: placeholders, nodes,
+// getitems, get_attrs, each with the entry that released it and a label
+// that increases along the sequence. For a FIFO queue that sequence is the
+// only one in which the seeds come first, in seed order, every other entry
+// comes after the entry that releases it (the last of its operands'
+// entries), and the entries pushed to the back of the queue are sorted by
+// (the position of the entry that releases it, its rank in that entry's
+// users); a prioritized entry comes right where the cascade of the entry
+// that released it puts it. An outline changes that condition only around
+// what it touched (the group, the call and its getitems, the nodes moved
+// after the call, the users of its results, the previous call's new
+// get_attr, the nodes whose order the last run changed and so their rank
+// among users); Legalize checks it there. Where it holds nothing moves;
+// where it does not, Legalize runs the Kahn sort from the last entry
+// before the violation whose queue state the sequence gives, until the
+// popped set and the queue are those of the sequence again, and splices
+// the result in. The order each run leaves is the one the whole-graph sort
+// (Legalize) leaves; a run it cannot do that way (the first, one after
+// Changed, a change to the seeds) sorts the whole graph.
+//
+// Nodes it has not seen are read at the next run; a node whose arguments
+// change must be reported with Changed, an outline with Outlined.
 type Legalizer struct {
 	g     *ir.Graph
 	vnum  map[*ir.Value]int32
+	vals  []*ir.Value  // by value number
 	byID  []*legalNode // by node ID
 	other map[*ir.Node]*legalNode
 	gen   int32
 	// opSeen[k] == stamp: value k is already among the operands being read.
 	opSeen []int32
 	stamp  int32
-	// Buffers reused by each run.
+	// Buffers reused by each whole-graph sort.
 	nodes, order []*ir.Node
 	recs         []*legalNode
 	userOrder    []int32
@@ -65,6 +86,34 @@ type Legalizer struct {
 	userStart    []int32
 	fill         []int32
 	userList     []int32
+
+	// The entry sequence the last run popped (legalize_inc.go).
+	ents       []qent
+	head, tail int32
+	nodeEnts   int     // node entries in the sequence
+	prov       []int32 // by value number: the entry that releases its users
+	lastSeed   int32   // the last seed entry, -1 when unknown
+	ncalls     int     // len(calls) of the last run
+	full       bool    // the next run sorts the whole graph
+	pendCall   *ir.Node
+	pendGroup  []*ir.Node
+	pendN      int // Outlined calls since the last run
+	suspects   []*legalNode
+	prevN      *ir.Node // calls[len-2] of the current run: second last among users
+	freshN     *ir.Node // calls[len-1]: last among users
+	run, win   int32
+	incScratch // buffers of the incremental run
+	// Stats counts what the runs did (tests and benchmarks read it).
+	Stats LegalizerStats
+}
+
+// LegalizerStats counts the work of a Legalizer's runs.
+type LegalizerStats struct {
+	Full      int // runs that sorted the whole graph
+	Unchanged int // incremental runs that moved nothing
+	Windows   int // stretches re-sorted by incremental runs
+	Popped    int // entries those stretches popped
+	Relabels  int // times the labels were spread out again
 }
 
 // legalNode is what the sort keeps of one node.
@@ -72,16 +121,21 @@ type legalNode struct {
 	n        *ir.Node
 	ops, res []int32 // distinct operand values, result values
 	prio     bool
-	multi    bool  // read through getitems: several results or a delegate call
-	stale    bool  // arguments changed since ops was read
-	gen, idx int32 // the run that last saw it, its position in that run's input order
-	pos      int32 // position in the graph: after the last run, or when seen
+	multi    bool    // read through getitems: several results or a delegate call
+	stale    bool    // arguments changed since ops was read
+	gen, idx int32   // the run that last saw it, its position in that run's input order
+	pos      int32   // position in the graph when seen (before the first run)
+	ent      int32   // its entry in the sequence, -1 for none
+	items    []int32 // multi: the getitem entry of each result, -1 for an unused one
+	attr     int32   // a delegate call's get_attr entry, -1 for none
+	callIdx  int32   // a delegate call's place in the outline order
+	suspect  int32   // run stamp: already among the suspects
 }
 
 // NewLegalizer prepares to sort g; Position reports g's current order until
 // the first Legalize.
 func NewLegalizer(g *ir.Graph) *Legalizer {
-	l := &Legalizer{g: g, vnum: map[*ir.Value]int32{}}
+	l := &Legalizer{g: g, vnum: map[*ir.Value]int32{}, full: true, lastSeed: -1, head: -1, tail: -1}
 	i := int32(0)
 	for n := g.First(); n != nil; n = n.Next() {
 		l.node(n).pos = i
@@ -90,32 +144,52 @@ func NewLegalizer(g *ir.Graph) *Legalizer {
 	return l
 }
 
-// Changed tells l that n's arguments changed.
+// Changed tells l that n's arguments changed; the next run sorts the whole
+// graph.
 func (l *Legalizer) Changed(n *ir.Node) {
 	if ln := l.lookup(n); ln != nil {
 		ln.stale = true
 	}
+	l.full = true
 }
 
-// Outlined tells l that call was just outlined: the users of its results
-// had their arguments rewritten.
-func (l *Legalizer) Outlined(call *ir.Node) {
+// Outlined tells l that call was just made by Outline from group (its
+// members, now erased): the users of call's results had their arguments
+// rewritten, the nodes between the group's members that depend on it were
+// moved after call. A nil group makes the next run sort the whole graph.
+func (l *Legalizer) Outlined(call *ir.Node, group []*ir.Node) {
 	for _, r := range call.Results {
 		for _, u := range r.Uses() {
 			if !u.IsReturn() {
-				l.Changed(u)
+				if ln := l.lookup(u); ln != nil {
+					ln.stale = true
+				}
 			}
 		}
 	}
+	l.pendN++
+	l.pendCall = call
+	l.pendGroup = append(l.pendGroup[:0], group...)
+	if len(group) == 0 {
+		l.full = true
+	}
 }
 
-// Position returns n's position in the order the last Legalize left (before
-// the first, in the graph when l was made); -1 for a node l has not seen.
+// Position returns a number that increases along the order the last
+// Legalize left (before the first, along the graph when l was made); -1
+// for a node l has not seen.
 func (l *Legalizer) Position(n *ir.Node) int {
-	if ln := l.lookup(n); ln != nil {
+	ln := l.lookup(n)
+	if ln == nil {
+		return -1
+	}
+	if len(l.ents) == 0 {
 		return int(ln.pos)
 	}
-	return -1
+	if ln.ent < 0 || !l.ents[ln.ent].inE {
+		return -1
+	}
+	return int(l.ents[ln.ent].label)
 }
 
 func (l *Legalizer) lookup(n *ir.Node) *legalNode {
@@ -131,7 +205,7 @@ func (l *Legalizer) lookup(n *ir.Node) *legalNode {
 func (l *Legalizer) node(n *ir.Node) *legalNode {
 	ln := l.lookup(n)
 	if ln == nil {
-		ln = &legalNode{n: n, stale: true}
+		ln = &legalNode{n: n, stale: true, ent: -1, attr: -1, callIdx: -1}
 		if n.ID >= 0 && n.ID < 8*(l.g.Len()+len(l.byID))+1024 {
 			if n.ID >= len(l.byID) {
 				l.byID = append(l.byID, make([]*legalNode, n.ID+1-len(l.byID)+len(l.byID)/2)...)
@@ -179,6 +253,8 @@ func (l *Legalizer) num(v *ir.Value) int32 {
 	if !ok {
 		k = int32(len(l.vnum))
 		l.vnum[v] = k
+		l.vals = append(l.vals, v)
+		l.prov = append(l.prov, -1)
 	}
 	return k
 }
@@ -195,7 +271,29 @@ func grow(b []int32, n int) []int32 {
 
 // Legalize re-sorts l's graph as Legalize(g, calls) does.
 func (l *Legalizer) Legalize(calls []*ir.Node) error {
+	incremental := !l.full && len(l.ents) > 0 && l.pendN == 1 && len(calls) == l.ncalls+1 &&
+		calls[len(calls)-1] == l.pendCall && slices.Equal(l.inputs, l.g.Inputs)
+	if incremental && l.legalizeIncremental(calls) {
+		l.pendN, l.pendCall, l.pendGroup = 0, nil, l.pendGroup[:0]
+		l.ncalls = len(calls)
+		return nil
+	}
+	l.pendN, l.pendCall, l.pendGroup = 0, nil, l.pendGroup[:0]
+	if err := l.sortAll(calls); err != nil {
+		l.full = true
+		l.ents = l.ents[:0]
+		return err
+	}
+	l.full = false
+	l.ncalls = len(calls)
+	return nil
+}
+
+// sortAll is the Kahn sort over the whole graph; it records the popped
+// entry sequence for the incremental runs.
+func (l *Legalizer) sortAll(calls []*ir.Node) error {
 	g := l.g
+	l.Stats.Full++
 	l.gen++
 	l.nodes = l.nodes[:0]
 	for n := g.First(); n != nil; n = n.Next() {
@@ -207,6 +305,13 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	for i, n := range nodes {
 		ln := l.node(n)
 		ln.gen, ln.idx, ln.pos = l.gen, int32(i), int32(i)
+		ln.ent, ln.attr, ln.callIdx = -1, -1, -1
+		if ln.multi {
+			ln.items = ln.items[:0]
+			for range ln.res {
+				ln.items = append(ln.items, -1)
+			}
+		}
 		recs[i] = ln
 	}
 	nodeAt := func(n *ir.Node) int32 {
@@ -216,11 +321,14 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 		return -1
 	}
 	var fresh, prev int32 = -1, -1
+	l.prevN, l.freshN = nil, nil
 	if len(calls) > 0 {
 		fresh = nodeAt(calls[len(calls)-1])
+		l.freshN = calls[len(calls)-1]
 	}
 	if len(calls) > 1 {
 		prev = nodeAt(calls[len(calls)-2])
+		l.prevN = calls[len(calls)-2]
 	}
 	// FX's users order: graph order with prev, then fresh, moved last.
 	userOrder := l.userOrder[:0]
@@ -248,9 +356,10 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	if len(calls) > 0 {
 		freshNode = calls[len(calls)-1]
 	}
-	for _, c := range calls {
-		if c != freshNode {
-			if k := nodeAt(c); k >= 0 {
+	for ci, c := range calls {
+		if k := nodeAt(c); k >= 0 {
+			recs[k].callIdx = int32(ci)
+			if c != freshNode {
 				getattr[k] = true
 			}
 		}
@@ -288,64 +397,97 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 		}
 	}
 	q := &deque{}
-	for _, k := range l.inputNums {
-		q.pushBack(entry{v: k, n: -1})
+	for i, k := range l.inputNums {
+		q.pushBack(qitem{kind: kInput, v: k, n: -1, res: int32(i), r: -1})
 	}
 	for i := range nodes {
 		if indeg[i] == 0 {
-			q.pushBack(entry{n: int32(i), v: -1})
+			q.pushBack(qitem{kind: kNode, n: int32(i), v: -1, r: -1})
 		}
 	}
 	for _, c := range calls {
 		if k := nodeAt(c); k >= 0 && getattr[k] {
-			q.pushBack(entry{n: k, v: -1, attr: true})
+			q.pushBack(qitem{kind: kAttr, n: k, v: -1, r: -1})
 		}
 	}
+	for i := range l.prov {
+		l.prov[i] = -1
+	}
+	ents := l.ents[:0]
+	var at int32 // the entry being popped: the releaser of what it pushes
 	release := func(u int32) {
 		indeg[u]--
 		if indeg[u] != 0 {
 			return
 		}
 		if recs[u].prio {
-			q.pushFront(entry{n: u, v: -1})
+			q.pushFront(qitem{kind: kNode, n: u, v: -1, r: at, front: true})
 		} else {
-			q.pushBack(entry{n: u, v: -1})
+			q.pushBack(qitem{kind: kNode, n: u, v: -1, r: at})
 		}
 	}
 	order := slices.Grow(l.order[:0], len(nodes))
 	defer func() { l.order = order[:0] }()
 	for !q.empty() {
 		e := q.popFront()
-		switch {
-		case e.v >= 0: // a placeholder or a getitem
+		at = int32(len(ents))
+		ents = append(ents, qent{r: e.r, kind: e.kind, seed: e.r < 0, front: e.front, res: e.res, inE: true})
+		switch e.kind {
+		case kInput, kItem: // a placeholder or a getitem
+			if e.kind == kItem {
+				ents[at].ln = recs[e.n]
+				recs[e.n].items[e.res] = at
+			}
+			l.prov[e.v] = at
 			for _, u := range userList[userStart[e.v]:userStart[e.v+1]] {
 				release(u)
 			}
-		case e.attr: // the lowered module's get_attr
+		case kAttr: // the lowered module's get_attr
+			ents[at].ln = recs[e.n]
+			recs[e.n].attr = at
 			release(e.n)
 		default:
 			ln := recs[e.n]
+			ents[at].ln = ln
+			ln.ent = at
 			order = append(order, ln.n)
 			if ln.multi {
 				for j, r := range ln.n.Results {
 					if r.NumUses() > 0 {
-						q.pushBack(entry{v: ln.res[j], n: -1})
+						q.pushBack(qitem{kind: kItem, v: ln.res[j], n: e.n, res: int32(j), r: at})
 					}
 				}
 				continue
 			}
 			for _, k := range ln.res {
+				l.prov[k] = at
 				for _, u := range userList[userStart[k]:userStart[k+1]] {
 					release(u)
 				}
 			}
 		}
 	}
+	l.ents = ents
 	if len(order) != len(nodes) {
 		return fmt.Errorf("graph %s: topological sort placed %d of %d nodes: the graph has a cycle", g.Name, len(order), len(nodes))
 	}
+	l.head, l.tail, l.lastSeed = -1, -1, -1
+	for i := range ents {
+		e := &ents[i]
+		e.prev, e.next = int32(i)-1, int32(i)+1
+		e.label = int64(i) << labelShift
+		if e.seed {
+			l.lastSeed = int32(i)
+		}
+	}
+	if len(ents) > 0 {
+		ents[len(ents)-1].next = -1
+		l.head, l.tail = 0, int32(len(ents)-1)
+	}
+	l.nodeEnts = len(nodes)
 	// Relink only the stretch out of place: after an outline most of the
-	// order is unchanged (often all of it).
+	// order is unchanged (often all of it). The nodes in it changed their
+	// rank among the users of their operands: the next run checks them.
 	first, last := 0, len(order)
 	for first < last && order[first] == nodes[first] {
 		first++
@@ -353,15 +495,15 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	for last > first && order[last-1] == nodes[last-1] {
 		last--
 	}
-	var at *ir.Node // the first node of the unchanged tail
+	var at2 *ir.Node // the first node of the unchanged tail
 	if last < len(order) {
-		at = order[last]
+		at2 = order[last]
 	}
+	l.run++
+	l.suspects = l.suspects[:0]
 	for _, n := range order[first:last] {
-		n.MoveBefore(at)
-	}
-	for i, n := range order[first:last] {
-		recs[nodeAt(n)].pos = int32(first + i)
+		n.MoveBefore(at2)
+		l.suspect(l.lookup(n))
 	}
 	return nil
 }
@@ -379,26 +521,36 @@ var prioritized = map[ir.Op]bool{
 	ir.OpAtenScalarTensor:             true,
 }
 
-// entry is one queue element: a node, a value whose users it releases (a
-// placeholder, or the getitem of one result), or a delegate's get_attr.
-type entry struct {
-	n, v int32 // a node's position, a value's number; -1 for none
-	attr bool
+// Entry kinds: what one queue element is.
+const (
+	kNode  uint8 = iota
+	kInput       // a placeholder: releases the users of a graph input
+	kItem        // the getitem of one result of a node read through getitems
+	kAttr        // a delegate's lowered-module get_attr: releases its call
+)
+
+// qitem is one element of the whole-graph sort's queue.
+type qitem struct {
+	n, v  int32 // a node's position, a value's number; -1 for none
+	res   int32 // kItem: the result's index; kInput: the input's index
+	r     int32 // the entry that pushed it, -1 for a seed
+	kind  uint8
+	front bool // pushed to the front: a prioritized node
 }
 
 // deque is a double-ended queue: pushFront entries leave first, newest
 // first, then pushBack entries in order.
 type deque struct {
-	front []entry // a stack
-	back  []entry
+	front []qitem // a stack
+	back  []qitem
 	head  int
 }
 
-func (d *deque) pushFront(e entry) { d.front = append(d.front, e) }
-func (d *deque) pushBack(e entry)  { d.back = append(d.back, e) }
+func (d *deque) pushFront(e qitem) { d.front = append(d.front, e) }
+func (d *deque) pushBack(e qitem)  { d.back = append(d.back, e) }
 func (d *deque) empty() bool       { return len(d.front) == 0 && d.head == len(d.back) }
 
-func (d *deque) popFront() entry {
+func (d *deque) popFront() qitem {
 	if k := len(d.front); k > 0 {
 		e := d.front[k-1]
 		d.front = d.front[:k-1]

@@ -266,7 +266,7 @@ func (d *refDeque) popFront() refEntry {
 // binary (sometimes one operand twice) and list ops, operand-less nodes,
 // prioritized ones (scalar_tensor without operands, _assert_async with
 // one and no result) and a three-result layer norm, read through getitems.
-func randomLegalizeProgram(r *rand.Rand) string {
+func randomLegalizeProgram(r *rand.Rand, maxNodes int) string {
 	var b strings.Builder
 	ni := 1 + r.IntN(4)
 	var vals []string
@@ -284,7 +284,7 @@ func randomLegalizeProgram(r *rand.Rand) string {
 		}
 		return vals[r.IntN(len(vals))]
 	}
-	n := 3 + r.IntN(30)
+	n := 3 + r.IntN(maxNodes-2)
 	for i := range n {
 		v := fmt.Sprintf("v%d", i)
 		switch k := r.IntN(12); {
@@ -348,15 +348,27 @@ func legalOrder(g *ir.Graph) string {
 
 // TestLegalizerMatchesRef outlines random runs of consecutive nodes of
 // random graphs, one at a time, re-sorting after each: one copy with
-// legalizeRef, one with a single Legalizer told of each outline, one with
-// Legalize. The three orders must agree after every step, and Position
-// must give the order the Legalizer left; the Legalizer's copy outlines
-// with Spec.Position (movers found from the group's users).
+// legalizeRef, one with a single Legalizer told of each outline (its
+// incremental runs), one with Legalize (a whole-graph sort). The three
+// orders must agree after every step, and Position must increase along the
+// order the Legalizer left; the Legalizer's copy outlines with
+// Spec.Position (movers found from the group's users). The first 600
+// graphs are small (up to 32 nodes, 8 outlines anywhere); the last 150
+// larger (up to 120 nodes, 30 outlines, half of them taken latest-first as
+// a partitioner does), so that the re-sorted stretches end inside the
+// graph. Most runs must be incremental, and both kinds (nothing moves,
+// stretches re-sorted) must occur.
 func TestLegalizerMatchesRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(16, 3))
 	steps, gapped := 0, 0
-	for iter := 0; iter < 600; iter++ {
-		src := randomLegalizeProgram(r)
+	var stats LegalizerStats
+	const small, large = 600, 150
+	for iter := 0; iter < small+large; iter++ {
+		maxNodes, outlines, latestFirst := 32, 8, false
+		if iter >= small {
+			maxNodes, outlines, latestFirst = 120, 30, r.IntN(2) == 0
+		}
+		src := randomLegalizeProgram(r, maxNodes)
 		var ps [3]*ir.Program
 		for i := range ps {
 			p, err := ir.Parse([]byte(src), "random.fxir")
@@ -369,6 +381,7 @@ func TestLegalizerMatchesRef(t *testing.T) {
 		var calls [3][]*ir.Node
 		sortAll := func(what string) {
 			t.Helper()
+			before := dumpE(lz)
 			errs := [3]error{legalizeRef(ps[0].Main, calls[0]), lz.Legalize(calls[1]), Legalize(ps[2].Main, calls[2])}
 			want := legalOrder(ps[0].Main)
 			for i := 1; i < 3; i++ {
@@ -376,17 +389,19 @@ func TestLegalizerMatchesRef(t *testing.T) {
 					t.Fatalf("%s: copy %d: error %v, reference %v\n%s", what, i, errs[i], errs[0], src)
 				}
 				if got := legalOrder(ps[i].Main); got != want {
-					t.Fatalf("%s: copy %d: order\n%s\nwant\n%s\nprogram:\n%s", what, i, got, want, src)
+					t.Fatalf("%s: copy %d: order\n%s\nwant\n%s\nprogram:\n%s\nentries before:\n%s\nafter:\n%s", what, i, got, want, src, before, dumpE(lz))
 				}
 			}
-			for i, n := range ps[1].Main.Nodes() {
-				if lz.Position(n) != i {
-					t.Fatalf("%s: Position(%s) = %d, want %d\n%s", what, n.Short(), lz.Position(n), i, src)
+			last := -1
+			for _, n := range ps[1].Main.Nodes() {
+				if p := lz.Position(n); p <= last {
+					t.Fatalf("%s: Position(%s) = %d after %d: not increasing along the graph\n%s", what, n.Short(), p, last, src)
 				}
+				last = lz.Position(n)
 			}
 		}
 		sortAll("first sort")
-		for k := 0; k < 8; k++ {
+		for k := 0; k < outlines; k++ {
 			nodes := ps[0].Main.Nodes()
 			var cand []int
 			for i, n := range nodes {
@@ -400,6 +415,9 @@ func TestLegalizerMatchesRef(t *testing.T) {
 			// A run of consecutive nodes, or a convex subset of a window
 			// (nodes left between its members that depend on it move).
 			at := cand[r.IntN(len(cand))]
+			if latestFirst {
+				at = cand[len(cand)-1-r.IntN(min(len(cand), 8))]
+			}
 			var run []int
 			if r.IntN(2) == 0 {
 				for i := at; i < len(nodes) && len(run) < 1+r.IntN(4) && nodes[i].Op != OpCallDelegate; i++ {
@@ -426,6 +444,7 @@ func TestLegalizerMatchesRef(t *testing.T) {
 				}
 			}
 			var made [3]*ir.Node
+			var group1 []*ir.Node
 			for c := range ps {
 				ns := ps[c].Main.Nodes()
 				g := make([]*ir.Node, len(run))
@@ -435,6 +454,7 @@ func TestLegalizerMatchesRef(t *testing.T) {
 				spec := Spec{Backend: "B", Region: fmt.Sprintf("r%d", len(calls[c])), Pass: "test", Prefix: "test"}
 				if c == 1 {
 					spec.Position = lz.Position
+					group1 = g
 				}
 				call, err := Outline(g, spec)
 				if err != nil {
@@ -454,15 +474,24 @@ func TestLegalizerMatchesRef(t *testing.T) {
 			for c := range ps {
 				calls[c] = append(calls[c], made[c])
 			}
-			lz.Outlined(made[1])
+			lz.Outlined(made[1], group1)
 			steps++
 			if run[len(run)-1]-run[0]+1 > len(run) {
 				gapped++
 			}
 			sortAll(fmt.Sprintf("after outline %d", k))
 		}
+		stats.Full += lz.Stats.Full
+		stats.Unchanged += lz.Stats.Unchanged
+		stats.Windows += lz.Stats.Windows
+		stats.Popped += lz.Stats.Popped
+		stats.Relabels += lz.Stats.Relabels
 	}
-	if steps < 2000 || gapped < 200 {
+	t.Logf("%d outlines: %+v", steps, stats)
+	if steps < 5000 || gapped < 500 {
 		t.Errorf("only %d outlines compared, %d of groups with nodes between their members", steps, gapped)
+	}
+	if fallbacks := stats.Full - small - large; fallbacks > steps/10 || stats.Unchanged < steps/10 || stats.Windows < steps/10 {
+		t.Errorf("%d outlines: %d whole-graph sorts after the first, %d runs that moved nothing, %d stretches re-sorted", steps, fallbacks, stats.Unchanged, stats.Windows)
 	}
 }

@@ -128,7 +128,9 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 	// node first.
 	partition.LatestFirst(groups, pos)
 	// One Legalizer for every re-sort: it keeps what it read of each node
-	// (Outlined reports the users an outline rewrote).
+	// and the order the last sort popped, and re-sorts only around what
+	// each outline changed (Outlined reports the group, the call and so the
+	// users an outline rewrote); the order is the whole-graph sort's.
 	lz := partition.NewLegalizer(p.Main)
 	var calls []*ir.Node
 	for _, g := range groups {
@@ -144,7 +146,7 @@ func Run(p *ir.Program, opts Options) (*Result, error) {
 		}
 		res.Partitions = append(res.Partitions, Partition{Call: call, Nodes: len(g)})
 		calls = append(calls, call)
-		lz.Outlined(call)
+		lz.Outlined(call, g)
 		// exir's to_backend re-sorts the whole graph after fusing each
 		// partition (legalize_graph); the later groups' order follows.
 		if err := lz.Legalize(calls); err != nil {
