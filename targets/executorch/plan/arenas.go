@@ -100,8 +100,14 @@ func ComputeArenas(p *ir.Program, opt Options, arenaOf func(*ir.Value) int) (_ *
 // best fit, then the bounded search while a gap to the lower bound remains.
 func bestPlacement(classes []*class, align int64) placement {
 	best := placeExir(classes, align)
+	lb := maxLive(classes, align)
 	for _, fit := range []bool{false, true} {
 		for _, o := range orders {
+			if best.arena <= lb {
+				// Nothing places the classes in fewer bytes, and ties go to
+				// the earlier placement: the rest could only lose.
+				return best
+			}
 			name := o.name
 			if fit {
 				name += ", best fit"
@@ -111,7 +117,7 @@ func bestPlacement(classes []*class, align int64) placement {
 			}
 		}
 	}
-	if lb := maxLive(classes, align); best.arena > lb {
+	if best.arena > lb {
 		if pl, ok := search(classes, align, best.arena); ok {
 			best = pl
 		}

@@ -1,9 +1,32 @@
 package plan
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // exirOrderName names the placement that reproduces exir's greedy planner.
 const exirOrderName = "exir greedy"
+
+// overlapsTimes reports whether c is live at a position of times (sorted,
+// disjoint half-open spans of positions).
+func overlapsTimes(c *class, times []span) bool {
+	for _, g := range c.segs {
+		a, b := int64(g.Start), int64(g.End)+1
+		// The first span ending after a; it overlaps [a, b) when it starts
+		// before b.
+		i, _ := slices.BinarySearchFunc(times, a, func(t span, a int64) int {
+			if t.hi <= a {
+				return -1
+			}
+			return 1
+		})
+		if i < len(times) && times[i].lo < b {
+			return true
+		}
+	}
+	return false
+}
 
 // placeExir places classes the way exir's greedy memory planner
 // (exir/memory_planning.py: greedy and pick_shared_obj) does, so that
@@ -47,56 +70,76 @@ func placeExir(classes []*class, align int64) placement {
 		off int64 // within the object
 	}
 	type object struct {
-		size    int64
-		members []member
+		size int64
+		// times is the union of the members' live positions, as sorted,
+		// disjoint half-open spans [start, end+1), and full that of the
+		// members reaching the object's end: whether a class overlaps some
+		// member is a binary search, and one overlapping a member of full
+		// finds no room above it.
+		times, full []span
 	}
 	var objs []*object
 	in := make([]int, len(classes))
 	within := make([]int64, len(classes))
 	live := newPlaced(todo)
 	// top[k] is the end of the highest member of object k that overlaps c
-	// (0: none), for the objects in busy, sorted.
-	top := make([]int64, 0)
-	var busy []int
+	// (0: none), for the objects in busy.
+	var top []int64
+	var busy, roomy []int
 	for _, c := range todo {
 		need := alignUp(c.size, align)
-		busy = busy[:0]
-		for _, q := range live.overlapping(c) {
-			k := in[q.id]
-			for len(top) <= k {
-				top = append(top, 0)
-			}
-			if top[k] == 0 {
-				busy = append(busy, k)
-			}
-			top[k] = max(top[k], within[q.id]+alignUp(q.size, align))
-		}
-		sort.Ints(busy)
-		// The first object no member of which overlaps c, else the first
-		// with room above its overlapping members.
+		// The first object no member of which overlaps c (in a stack of
+		// blocks nearly always one of the first few, while the values live
+		// alongside c, and the objects holding them, number thousands).
+		// roomy: the objects passed over that may have room above the
+		// members c overlaps.
 		k, at := -1, int64(0)
-		for i := range objs {
-			if i >= len(busy) || busy[i] != i {
+		roomy = roomy[:0]
+		for i, o := range objs {
+			if !overlapsTimes(c, o.times) {
 				k = i
 				break
 			}
+			if !overlapsTimes(c, o.full) {
+				roomy = append(roomy, i)
+			}
 		}
-		if k < 0 {
-			for _, i := range busy {
-				if t := top[i]; t > 0 && t+need <= objs[i].size {
-					k, at = i, t
+		if k < 0 && len(roomy) > 0 {
+			// Every object is busy: the first with room above the members
+			// of it that overlap c.
+			busy = busy[:0]
+			for _, q := range live.overlapping(c) {
+				i := in[q.id]
+				for len(top) <= i {
+					top = append(top, 0)
+				}
+				if top[i] == 0 {
+					busy = append(busy, i)
+				}
+				top[i] = max(top[i], within[q.id]+alignUp(q.size, align))
+			}
+			for _, i := range roomy {
+				if top[i]+need <= objs[i].size {
+					k, at = i, top[i]
 					break
 				}
 			}
-		}
-		for _, i := range busy {
-			top[i] = 0
+			for _, i := range busy {
+				top[i] = 0
+			}
 		}
 		if k < 0 {
 			k = len(objs)
 			objs = append(objs, &object{size: need})
 		}
-		objs[k].members = append(objs[k].members, member{c, at})
+		o := objs[k]
+		for _, g := range c.segs {
+			t := span{int64(g.Start), int64(g.End) + 1}
+			o.times = insertSpan(o.times, t)
+			if at+need == o.size {
+				o.full = insertSpan(o.full, t)
+			}
+		}
 		in[c.id], within[c.id] = k, at
 		live.add(c)
 	}

@@ -103,10 +103,15 @@ func (x *spaceIndex) add(c *class, s span) {
 
 // insert adds s to the set sets[n], merging it with the spans it meets.
 func (x *spaceIndex) insert(sets [][]span, n int, s span) {
-	set := sets[n]
 	if len(x.own[n]) == 0 && len(x.sub[n]) == 0 {
 		x.touched = append(x.touched, n)
 	}
+	sets[n] = insertSpan(sets[n], s)
+}
+
+// insertSpan adds s to set (sorted by lo, disjoint), merging it with the
+// spans it overlaps or touches, and returns the set.
+func insertSpan(set []span, s span) []span {
 	// i: the first span ending at or after s.lo; j: the first starting
 	// after s.hi. Spans i..j-1 meet s.
 	i, _ := slices.BinarySearchFunc(set, s.lo, func(t span, lo int64) int { return cmp.Compare(t.hi, lo) })
@@ -115,12 +120,10 @@ func (x *spaceIndex) insert(sets [][]span, n int, s span) {
 		j++
 	}
 	if i == j {
-		sets[n] = slices.Insert(set, i, s)
-		return
+		return slices.Insert(set, i, s)
 	}
-	m := span{min(s.lo, set[i].lo), max(s.hi, set[j-1].hi)}
-	set[i] = m
-	sets[n] = slices.Delete(set, i+1, j)
+	set[i] = span{min(s.lo, set[i].lo), max(s.hi, set[j-1].hi)}
+	return slices.Delete(set, i+1, j)
 }
 
 // overlapping appends to out the sets of spans (each sorted and disjoint)
