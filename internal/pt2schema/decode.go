@@ -121,46 +121,31 @@ func (d *Decoder) optionalTensor() (Argument, error) {
 	return a, err
 }
 
+// gather reads an array, each element with f, on top of the scratch stack
+// and returns the elements in a slice of their exact length (never nil).
+func gather[T any](d *Decoder, stack *[]T, f func() (T, error)) ([]T, error) {
+	start := len(*stack)
+	err := d.Array(func(int) error {
+		v, err := f()
+		*stack = append(*stack, v)
+		return err
+	})
+	out := append([]T{}, (*stack)[start:]...)
+	clear((*stack)[start:])
+	*stack = (*stack)[:start]
+	return out, err
+}
+
 // elems reads an array, each element with f.
 func (d *Decoder) elems(f func() (Argument, error)) ([]Argument, error) {
-	out := []Argument{}
-	err := d.Array(func(int) error {
-		a, err := f()
-		out = append(out, a)
-		return err
-	})
-	return out, err
+	return gather(d, &d.argScratch, f)
 }
 
-func (d *Decoder) ints() ([]int64, error) {
-	out := []int64{}
-	err := d.Array(func(int) error {
-		v, err := d.Int()
-		out = append(out, v)
-		return err
-	})
-	return out, err
-}
+func (d *Decoder) ints() ([]int64, error) { return gather(d, &d.intScratch, d.Int) }
 
-func (d *Decoder) floats() ([]float64, error) {
-	out := []float64{}
-	err := d.Array(func(int) error {
-		v, err := d.Float()
-		out = append(out, v)
-		return err
-	})
-	return out, err
-}
+func (d *Decoder) floats() ([]float64, error) { return gather(d, &d.floatScratch, d.Float) }
 
-func (d *Decoder) bools() ([]bool, error) {
-	out := []bool{}
-	err := d.Array(func(int) error {
-		v, err := d.Bool()
-		out = append(out, v)
-		return err
-	})
-	return out, err
-}
+func (d *Decoder) bools() ([]bool, error) { return gather(d, &d.boolScratch, d.Bool) }
 
 func (d *Decoder) tensorRefArg() (Argument, error) {
 	n, err := d.tensorRef()
@@ -366,17 +351,25 @@ func DecodeNode(d *Decoder) (Node, error) {
 		case "target":
 			n.Target, err = d.Str()
 		case "inputs":
+			start := len(d.namScratch)
 			err = d.Array(func(int) error {
 				na, err := DecodeNamedArgument(d)
-				n.Inputs = append(n.Inputs, na)
+				d.namScratch = append(d.namScratch, na)
 				return err
 			})
+			n.Inputs = append(n.Inputs, d.namScratch[start:]...)
+			clear(d.namScratch[start:])
+			d.namScratch = d.namScratch[:start]
 		case "outputs":
+			start := len(d.argScratch)
 			err = d.Array(func(int) error {
 				a, err := DecodeArgument(d)
-				n.Outputs = append(n.Outputs, a)
+				d.argScratch = append(d.argScratch, a)
 				return err
 			})
+			n.Outputs = append(n.Outputs, d.argScratch[start:]...)
+			clear(d.argScratch[start:])
+			d.argScratch = d.argScratch[:start]
 		case "metadata":
 			if d.IsNull() {
 				return nil

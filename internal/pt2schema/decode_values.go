@@ -105,13 +105,7 @@ func DecodeSymFloat(d *Decoder) (SymFloat, error) {
 }
 
 func (d *Decoder) symInts() ([]SymInt, error) {
-	out := []SymInt{}
-	err := d.Array(func(int) error {
-		s, err := DecodeSymInt(d)
-		out = append(out, s)
-		return err
-	})
-	return out, err
+	return gather(d, &d.symScratch, func() (SymInt, error) { return DecodeSymInt(d) })
 }
 
 // DecodeTensorMeta reads a TensorMeta (also the v1 {"meta": {...}} wrapper).

@@ -31,7 +31,7 @@ func dropUnusedWeights(p *ir.Program, c *pm.Ctx) (bool, error) {
 			mutated[o.Target] = true
 		}
 	}
-	var keepSpecs []ir.InputSpec
+	keepSpecs := make([]ir.InputSpec, 0, len(p.Signature.Inputs))
 	var drop []*ir.Value
 	var dropped []string
 	for i, spec := range p.Signature.Inputs {
@@ -54,6 +54,9 @@ func dropUnusedWeights(p *ir.Program, c *pm.Ctx) (bool, error) {
 		return false, err
 	}
 	c.Stat("dropped-inputs", int64(len(drop)))
+	if len(keepSpecs) == 0 {
+		keepSpecs = nil // as before the list was sized up front
+	}
 	p.Signature.Inputs = keepSpecs
 	// A weight may back several inputs (tied weights); drop only orphans.
 	stillUsed := make(map[string]bool, len(keepSpecs))
