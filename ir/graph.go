@@ -55,6 +55,8 @@ func (n *Node) NewRegion(name string) *Graph {
 type Node struct {
 	ID int
 	Op Op
+	// mark is scratch state of the algorithm walking the graph (Mark).
+	mark uint32
 	// Args has one entry per schema argument (filled from defaults when omitted),
 	// or the positional operands of a VarArgs op.
 	Args    []Arg
@@ -551,6 +553,15 @@ func (n *Node) eraseUnchecked() {
 	n.Graph.unlink(n)
 	n.dead = true
 }
+
+// Mark and SetMark are a word of scratch state for the one algorithm
+// walking the graph at a time (the rewrite driver keeps in it whether a node
+// is on its worklist): a mark on the node costs no lookup in a table of
+// every node. Nothing else reads it, and it does not survive Clone.
+func (n *Node) Mark() uint32 { return n.mark }
+
+// SetMark sets n's mark (see Mark).
+func (n *Node) SetMark(m uint32) { n.mark = m }
 
 // IsErased reports whether n was removed from its graph.
 func (n *Node) IsErased() bool { return n.dead }

@@ -118,6 +118,16 @@ func etlKernelDisagrees(n *ir.Node) bool {
 	return n.Result().Tensor().DType.IsInteger()
 }
 
+// etlAlwaysLegal reports whether every node of op is legal: etlLegal looks
+// past the op only for the ops etlKernelDisagrees and etlKernelRefuses
+// judge by their arguments.
+func etlAlwaysLegal(op ir.Op) bool {
+	if op == ir.OpAtenRemainderTensor || op == ir.OpAtenConvolution {
+		return false
+	}
+	return etlLegal(&ir.Node{Op: op})
+}
+
 // etlLegal reports whether n may stay for the ExecuTorch kernels.
 func etlLegal(n *ir.Node) bool {
 	info := n.Op.Info()
@@ -145,7 +155,7 @@ func runLegalizeKernels(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	}
 	c.Stat("decomposed", int64(n))
 	var bad []string
-	err = etlEachNode(p, func(n *ir.Node) error {
+	err = etlEachNodeOf(p, func(op ir.Op) bool { return !etlAlwaysLegal(op) }, func(n *ir.Node) error {
 		if etlLegal(n) {
 			return nil
 		}

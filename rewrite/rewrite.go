@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/fxport/fxport/ir"
 )
@@ -129,7 +130,9 @@ func (s *Set) candidates(n *ir.Node) []*Pattern {
 type Options struct {
 	// Pass is recorded in the provenance of every node built.
 	Pass string
-	// Filter, when set, limits the nodes patterns are tried on.
+	// Filter, when set, limits the nodes patterns are tried on. It is
+	// called only on nodes of an op some pattern of the set is rooted at
+	// (Set.Has).
 	Filter func(n *ir.Node) bool
 	// MaxRewrites bounds the rewrites of one Apply; 0 means 8 per node of
 	// the graphs at the start plus 64.
@@ -175,7 +178,7 @@ func Apply(graphs []*ir.Graph, s *Set, opt Options) (Result, error) {
 		if n == nil {
 			return res, nil
 		}
-		if n.IsErased() || n.IsReturn() || (opt.Filter != nil && !opt.Filter(n)) {
+		if n.IsErased() || n.IsReturn() || !s.Has(n.Op) || (opt.Filter != nil && !opt.Filter(n)) {
 			continue
 		}
 		for _, p := range s.candidates(n) {
@@ -311,68 +314,31 @@ func builtBetween(g *ir.Graph, before, end *ir.Node) []*ir.Node {
 }
 
 // worklist is a FIFO of nodes without duplicates. Whether a node is queued
-// is kept by graph and node ID (IDs are unique within a graph) in a dense
-// table: a map keyed by node, filled with every node of the graph before
-// the first rewrite, cost a hash insert and delete per node with a cache
-// miss each once the graph outgrew the cache.
+// is its mark (ir.Node.Mark) equal to the worklist's epoch: a map keyed by
+// node, filled with every node of the graph before the first rewrite, cost
+// a hash insert and delete per node, and a table by node ID a random access
+// per node, each a cache miss once the graph outgrew the cache.
 type worklist struct {
-	q    []*ir.Node
-	head int
-	// queued[g][id] is the node of graph g with that ID while it is
-	// queued; last and lastG cache the most recent graph's table.
-	queued map[*ir.Graph]*[]*ir.Node
-	lastG  *ir.Graph
-	last   *[]*ir.Node
-	// other holds queued nodes whose ID the tables cannot index.
-	other map[*ir.Node]bool
+	q     []*ir.Node
+	head  int
+	epoch uint32
 }
 
-// maxDenseID bounds the IDs the dense tables index.
-const maxDenseID = 1 << 28
-
-// slot is n's entry in its graph's table, or nil when the ID is out of range.
-func (w *worklist) slot(n *ir.Node) **ir.Node {
-	if n.ID < 0 || n.ID >= maxDenseID {
-		return nil
-	}
-	if n.Graph != w.lastG || w.last == nil {
-		if w.queued == nil {
-			w.queued = map[*ir.Graph]*[]*ir.Node{}
-		}
-		t := w.queued[n.Graph]
-		if t == nil {
-			t = new([]*ir.Node)
-			w.queued[n.Graph] = t
-		}
-		w.lastG, w.last = n.Graph, t
-	}
-	t := w.last
-	if n.ID >= len(*t) {
-		grown := make([]*ir.Node, max(n.ID+1, 2*len(*t), 64))
-		copy(grown, *t)
-		*t = grown
-	}
-	return &(*t)[n.ID]
-}
+// epochs numbers the worklists; a node's mark is the epoch of the worklist
+// it is queued on.
+var epochs atomic.Uint32
 
 func (w *worklist) push(n *ir.Node) {
-	if n == nil || w.other[n] {
+	if n == nil {
 		return
 	}
-	if s := w.slot(n); s != nil && (*s == nil || *s == n) {
-		if *s == n {
-			return
-		}
-		*s = n
-	} else {
-		if w.other == nil {
-			w.other = map[*ir.Node]bool{}
-		}
-		if w.other[n] {
-			return
-		}
-		w.other[n] = true
+	for w.epoch == 0 {
+		w.epoch = epochs.Add(1)
 	}
+	if n.Mark() == w.epoch {
+		return
+	}
+	n.SetMark(w.epoch)
 	w.q = append(w.q, n)
 }
 
@@ -383,11 +349,7 @@ func (w *worklist) pop() *ir.Node {
 	n := w.q[w.head]
 	w.q[w.head] = nil
 	w.head++
-	if s := w.slot(n); s != nil && *s == n {
-		*s = nil
-	} else {
-		delete(w.other, n)
-	}
+	n.SetMark(0)
 	if w.head > 1024 && w.head*2 > len(w.q) {
 		w.q = append(w.q[:0], w.q[w.head:]...)
 		w.head = 0

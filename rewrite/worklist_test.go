@@ -6,9 +6,10 @@ import (
 	"github.com/fxport/fxport/ir"
 )
 
-// The dense worklist behaves as a FIFO set keyed by node: random pushes and
-// pops, nodes of two graphs, IDs out of the tables' range and two nodes
-// sharing an ID all give the order a map-keyed reference gives.
+// The marked worklist behaves as a FIFO set keyed by node: random pushes
+// and pops of nodes of two graphs, two of them sharing an ID, give the
+// order a map-keyed reference gives; a second worklist over the same nodes
+// afterwards starts empty.
 func TestWorklistMatchesMapReference(t *testing.T) {
 	g1, g2 := &ir.Graph{Name: "a"}, &ir.Graph{Name: "b"}
 	var nodes []*ir.Node
@@ -18,12 +19,7 @@ func TestWorklistMatchesMapReference(t *testing.T) {
 			g = g2
 		}
 		id := i * 7
-		switch i {
-		case 5:
-			id = -3
-		case 6:
-			id = maxDenseID + 1
-		case 7, 8:
+		if i == 7 || i == 8 {
 			id = 1000 // two nodes of g1 share an ID
 		}
 		nodes = append(nodes, &ir.Node{ID: id, Graph: g})
@@ -56,5 +52,12 @@ func TestWorklistMatchesMapReference(t *testing.T) {
 		if w.len() != len(ref) {
 			t.Fatalf("step %d: len = %d, want %d", step, w.len(), len(ref))
 		}
+	}
+	var w2 worklist
+	for _, n := range nodes {
+		w2.push(n)
+	}
+	if w2.len() != len(nodes) {
+		t.Fatalf("a second worklist holds %d of the %d nodes pushed", w2.len(), len(nodes))
 	}
 }
