@@ -80,7 +80,8 @@ type Legalizer struct {
 	nodes, order []*ir.Node
 	recs         []*legalNode
 	userOrder    []int32
-	inputs       []*ir.Value
+	inputs       []*ir.Value // g.Inputs when last read
+	inputsAt     **ir.Value  // &g.Inputs[0] then: unchanged inputs compare in O(1)
 	inputNums    []int32
 	indeg        []int32
 	userStart    []int32
@@ -272,7 +273,7 @@ func grow(b []int32, n int) []int32 {
 // Legalize re-sorts l's graph as Legalize(g, calls) does.
 func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	incremental := !l.full && len(l.ents) > 0 && l.pendN == 1 && len(calls) == l.ncalls+1 &&
-		calls[len(calls)-1] == l.pendCall && slices.Equal(l.inputs, l.g.Inputs)
+		calls[len(calls)-1] == l.pendCall && l.sameInputs()
 	if incremental && l.legalizeIncremental(calls) {
 		l.pendN, l.pendCall, l.pendGroup = 0, nil, l.pendGroup[:0]
 		l.ncalls = len(calls)
@@ -287,6 +288,23 @@ func (l *Legalizer) Legalize(calls []*ir.Node) error {
 	l.full = false
 	l.ncalls = len(calls)
 	return nil
+}
+
+// sameInputs reports whether g.Inputs is still what the last whole-graph
+// sort read: the same slice (compared in O(1)), or equal to it.
+func (l *Legalizer) sameInputs() bool {
+	in := l.g.Inputs
+	if len(in) != len(l.inputs) {
+		return false
+	}
+	if len(in) == 0 || &in[0] == l.inputsAt {
+		return true
+	}
+	if !slices.Equal(in, l.inputs) {
+		return false
+	}
+	l.inputsAt = &in[0]
+	return true
 }
 
 // sortAll is the Kahn sort over the whole graph; it records the popped
@@ -345,6 +363,10 @@ func (l *Legalizer) sortAll(calls []*ir.Node) error {
 	}
 	l.userOrder = userOrder
 	if len(l.inputs) != len(g.Inputs) || !slices.Equal(l.inputs, g.Inputs) {
+		l.inputsAt = nil
+		if len(g.Inputs) > 0 {
+			l.inputsAt = &g.Inputs[0]
+		}
 		l.inputs = append(l.inputs[:0], g.Inputs...)
 		l.inputNums = l.inputNums[:0]
 		for _, v := range g.Inputs {
