@@ -25,8 +25,15 @@ import (
 // layered graphs models are: pairs that a path through an undelegated cut
 // node separates are skipped without a walk (merger.cuts), and each walk
 // stops at the undelegated nodes past the pair that no other partition
-// straddles (merger.spans).
+// straddles (merger.spans) and at every node past the pair's horizon, the
+// end of the partitions that overlap it (merger.horizon).
 func mergeUnrelated(groups [][]*ir.Node, pos map[*ir.Node]int) [][]*ir.Node {
+	sortByFirst(groups, pos)
+	return newMerger(groups, pos).run()
+}
+
+// sortByFirst orders groups by their first node (stable).
+func sortByFirst(groups [][]*ir.Node, pos map[*ir.Node]int) {
 	first := func(g []*ir.Node) int {
 		m := -1
 		for _, n := range g {
@@ -37,7 +44,12 @@ func mergeUnrelated(groups [][]*ir.Node, pos map[*ir.Node]int) [][]*ir.Node {
 		return m
 	}
 	sort.SliceStable(groups, func(i, j int) bool { return first(groups[i]) < first(groups[j]) })
-	m := newMerger(groups, pos)
+}
+
+// run merges m's partitions (sorted by first node) as mergeUnrelated
+// describes and returns the survivors.
+func (m *merger) run() [][]*ir.Node {
+	groups := m.groups
 	for i := range groups {
 		if m.dead[i] {
 			continue
@@ -93,6 +105,13 @@ type merger struct {
 	// none), and the first spine node one of its nodes reaches through
 	// its users (math.MaxInt when none).
 	below, above []int
+	// walked counts the nodes convex's walks went on from; noHorizon
+	// turns merger.horizon's pruning off (tests compare the two).
+	walked    int
+	noHorizon bool
+	// lasts is a max tree over the partitions (in first-node order) of
+	// their last node position, -1 for a merged-away one.
+	lasts []int
 }
 
 func newMerger(groups [][]*ir.Node, pos map[*ir.Node]int) *merger {
@@ -121,6 +140,10 @@ func newMerger(groups [][]*ir.Node, pos map[*ir.Node]int) *merger {
 			m.first[k], m.last[k] = min(m.first[k], p), max(m.last[k], p)
 		}
 		m.addSpan(m.first[k], m.last[k], 1)
+	}
+	m.lasts = make([]int, 2*len(groups))
+	for k := range groups {
+		m.setLast(k, m.last[k])
 	}
 	reach := m.cuts(byPos)
 	for k, g := range groups {
@@ -312,6 +335,62 @@ func (m *merger) merge(i, j int) {
 	m.below[i], m.above[i] = max(m.below[i], m.below[j]), min(m.above[i], m.above[j])
 	m.addSpan(m.first[i], m.last[i], 1)
 	m.dead[j] = true
+	m.setLast(i, m.last[i])
+	m.setLast(j, -1)
+}
+
+// setLast sets partition k's entry in the max tree of last positions.
+func (m *merger) setLast(k, v int) {
+	n := len(m.groups)
+	k += n
+	m.lasts[k] = v
+	for k > 1 {
+		k /= 2
+		m.lasts[k] = max(m.lasts[2*k], m.lasts[2*k+1])
+	}
+}
+
+// maxLast is the largest last position of the partitions lo..hi (in
+// first-node order); -1 when none.
+func (m *merger) maxLast(lo, hi int) int {
+	n := len(m.groups)
+	best := -1
+	for lo, hi = lo+n, hi+n+1; lo < hi; lo, hi = lo/2, hi/2 {
+		if lo&1 == 1 {
+			best = max(best, m.lasts[lo])
+			lo++
+		}
+		if hi&1 == 1 {
+			hi--
+			best = max(best, m.lasts[hi])
+		}
+	}
+	return best
+}
+
+// horizon is the smallest position h at or after hi such that every
+// partition other than i and j with a node at or before h has all its
+// nodes at or before it. A path that reaches a node past h never comes
+// back to h or before: its edges go forward, and entering a partition
+// reaches only nodes of partitions that lie past h as well. So no node
+// past h leads back into i or j.
+func (m *merger) horizon(i, j, hi int) int {
+	h := hi
+	for {
+		// The partitions whose first node is at or before h: m.first is
+		// sorted, and merging keeps the absorbing partition's first.
+		r := sort.Search(len(m.groups), func(k int) bool { return m.first[k] > h }) - 1
+		mx := -1
+		for _, rg := range [3][2]int{{0, min(i-1, r)}, {i + 1, min(j-1, r)}, {j + 1, r}} {
+			if rg[0] <= rg[1] {
+				mx = max(mx, m.maxLast(rg[0], rg[1]))
+			}
+		}
+		if mx <= h {
+			return h
+		}
+		h = mx
+	}
 }
 
 // convex reports whether no path leaves partitions i and j together and
@@ -320,10 +399,15 @@ func (m *merger) merge(i, j int) {
 // call runs once all its operands are ready). The walk does not go on
 // from a node that no partition holds, placed after the pair's last node,
 // that no other partition straddles: every node it reaches, contracted
-// partitions included, comes after it.
+// partitions included, comes after it; nor from any node past the
+// pair's horizon (merger.horizon).
 func (m *merger) convex(i, j int) bool {
 	m.stamp++
 	hi := max(m.last[i], m.last[j])
+	hz := math.MaxInt
+	if !m.noHorizon {
+		hz = m.horizon(i, j, hi)
+	}
 	in := func(n *ir.Node) bool {
 		o := m.owner[m.pos[n]]
 		return o == i || o == j
@@ -336,10 +420,11 @@ func (m *merger) convex(i, j int) bool {
 		}
 		m.seen[p] = m.stamp
 		k := m.owner[p]
-		if k < 0 && p > hi && !m.straddled(p, i, j) {
+		if p > hz || k < 0 && p > hi && !m.straddled(p, i, j) {
 			return
 		}
 		m.work = append(m.work, u)
+		m.walked++
 		if k >= 0 && m.seenGroup[k] != m.stamp {
 			m.seenGroup[k] = m.stamp
 			for _, n := range m.groups[k] {

@@ -166,10 +166,11 @@ func groupNames(groups [][]*ir.Node) string {
 // The near-linear mergeUnrelated gives exactly the reference's partitions
 // (same partitions, same order, same node order in each) on random graphs:
 // with the convex partitions partition.Group builds from a random claimed
-// set, and with arbitrary random partitions of it.
+// set, and with arbitrary random partitions of it; and so does it with
+// merger.horizon's pruning turned off, which must walk more in all.
 func TestMergeUnrelatedMatchesRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	merged := 0
+	merged, walked, walkedPlain := 0, 0, 0
 	for iter := range 400 {
 		n := 5 + rng.IntN(60)
 		p := randomMergeProgram(t, rng, n)
@@ -203,18 +204,37 @@ func TestMergeUnrelatedMatchesRef(t *testing.T) {
 		for k, g := range groups {
 			ref[k] = slices.Clone(g)
 		}
+		plain := make([][]*ir.Node, len(groups))
+		for k, g := range groups {
+			plain[k] = slices.Clone(g)
+		}
 		before := len(groups)
 		want := groupNames(mergeUnrelatedRef(ref, pos))
-		got := mergeUnrelated(groups, pos)
+		sortByFirst(groups, pos)
+		m := newMerger(groups, pos)
+		got := m.run()
 		if g := groupNames(got); g != want {
 			t.Fatalf("iteration %d: partitions\n%s\nwant (reference)\n%s\nprogram:\n%s", iter, g, want, ir.Print(p))
 		}
 		merged += before - len(got)
+		// The same without merger.horizon's pruning: same partitions, and
+		// over all cases the walks go on from more nodes.
+		sortByFirst(plain, pos)
+		mp := newMerger(plain, pos)
+		mp.noHorizon = true
+		if g := groupNames(mp.run()); g != want {
+			t.Fatalf("iteration %d, without the horizon: partitions\n%s\nwant (reference)\n%s", iter, g, want)
+		}
+		walked += m.walked
+		walkedPlain += mp.walked
 	}
 	if merged == 0 {
 		t.Fatal("no random case merged anything: the comparison tested nothing")
 	}
-	t.Logf("%d merges across the random cases", merged)
+	t.Logf("%d merges across the random cases; the walks went on from %d nodes, %d without the horizon", merged, walked, walkedPlain)
+	if walked >= walkedPlain {
+		t.Errorf("the horizon pruned nothing: %d nodes walked, %d without it", walked, walkedPlain)
+	}
 }
 
 // A chain of blocks, each with a node read from the inputs alone (a weight
