@@ -1,7 +1,9 @@
 package partition
 
 import (
+	"math"
 	"sort"
+	"sync/atomic"
 
 	"github.com/fxport/fxport/ir"
 )
@@ -14,10 +16,38 @@ import (
 // back in the order they were started, empty (merged-away) ones dropped;
 // a group's nodes are in the order they joined it, which is not graph
 // order once two groups merged (InGraphOrder sorts them).
+//
+// Joining several groups at once checks the union's convexity with a walk
+// (Convex) unless a spine separates two of them (groupSpine): then it is
+// not convex, found in O(1).
 func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) [][]*ir.Node {
 	member := map[*ir.Node]int{} // node → group index
 	var groups [][]*ir.Node
 	var bounds [][2]int // each group's first and last position
+	desc, anc := groupSpine(nodes, pos, claimed)
+	// below and above are each group's spine indices: the latest chain
+	// node one of its nodes descends from, the first one reaches.
+	var below, above []int
+	spread := func(id int, n *ir.Node) {
+		below[id], above[id] = max(below[id], desc[n]), min(above[id], anc[n])
+	}
+	// separated reports a path from one of the groups ids, or n, through
+	// an unclaimed chain node to another: their union with n is not
+	// convex.
+	separated := func(n *ir.Node, ids []int) bool {
+		for a := -1; a < len(ids); a++ {
+			ba, aa := desc[n], anc[n]
+			if a >= 0 {
+				ba, aa = below[ids[a]], above[ids[a]]
+			}
+			for b := a + 1; b < len(ids); b++ {
+				if below[ids[b]] >= aa || ba >= above[ids[b]] {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	// convexWith reports whether group id stays convex with n added: by
 	// joinsConvex when the group's nodes all come before n, else Convex.
 	convexWith := func(n *ir.Node, id int) bool {
@@ -37,6 +67,8 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 			var convex bool
 			if len(ids) == 1 {
 				convex = convexWith(n, ids[0])
+			} else if separated(n, ids) {
+				spineRejects.Add(1)
 			} else {
 				all := []*ir.Node{n}
 				for _, id := range ids {
@@ -54,10 +86,12 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 					groups[id] = nil
 					grow(into, bounds[id][0])
 					grow(into, bounds[id][1])
+					below[into], above[into] = max(below[into], below[id]), min(above[into], above[id])
 				}
 				groups[into] = append(groups[into], n)
 				member[n] = into
 				grow(into, pos[n])
+				spread(into, n)
 				joined = true
 			} else {
 				sort.SliceStable(ids, func(i, j int) bool { return len(groups[ids[i]]) > len(groups[ids[j]]) })
@@ -66,6 +100,7 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 						groups[id] = append(groups[id], n)
 						member[n] = id
 						grow(id, pos[n])
+						spread(id, n)
 						joined = true
 						break
 					}
@@ -76,6 +111,7 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 			member[n] = len(groups)
 			groups = append(groups, []*ir.Node{n})
 			bounds = append(bounds, [2]int{pos[n], pos[n]})
+			below, above = append(below, desc[n]), append(above, anc[n])
 		}
 	}
 	out := groups[:0]
@@ -85,6 +121,70 @@ func Group(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) 
 		}
 	}
 	return out
+}
+
+// spineRejects counts the joins separated rejected (tests read it).
+var spineRejects atomic.Int64
+
+// groupSpine picks a chain of unclaimed nodes c0, c1, …, each a
+// descendant of the one before (greedily, in the order of nodes: a node
+// joins when it descends from the chain's last node), and returns for each
+// node desc, the index of the latest chain node it descends from or is (-1
+// when none), and anc, the index of the first chain node it reaches
+// through its users (math.MaxInt when none). Descending from c_t means
+// descending from every earlier chain node, reaching c_t reaching every
+// later one; so when a node of one set reaches c_t and a node of another
+// descends from c_t or later, a path leaves the first through an unclaimed
+// node and enters the second, and no union of the two with more claimed
+// nodes is convex.
+func groupSpine(nodes []*ir.Node, pos map[*ir.Node]int, claimed func(*ir.Node) bool) (desc, anc map[*ir.Node]int) {
+	desc, anc = make(map[*ir.Node]int, len(nodes)), make(map[*ir.Node]int, len(nodes))
+	chain := 0
+	isChain := map[*ir.Node]int{}
+	for _, x := range nodes {
+		if x.IsReturn() {
+			continue
+		}
+		d := -1
+		for _, v := range x.Operands() {
+			if v.Def != nil {
+				if e, ok := desc[v.Def]; ok {
+					d = max(d, e)
+				}
+			}
+		}
+		if !claimed(x) && d == chain-1 {
+			d = chain
+			isChain[x] = chain
+			chain++
+		}
+		desc[x] = d
+	}
+	for i := len(nodes) - 1; i >= 0; i-- {
+		x := nodes[i]
+		if x.IsReturn() {
+			continue
+		}
+		a := math.MaxInt
+		for _, r := range x.Results {
+			for _, u := range r.Uses() {
+				if u.IsReturn() {
+					continue
+				}
+				if pu, ok := pos[u]; !ok || pu <= pos[x] {
+					continue
+				}
+				if t, ok := isChain[u]; ok {
+					a = min(a, t)
+				}
+				if t, ok := anc[u]; ok {
+					a = min(a, t)
+				}
+			}
+		}
+		anc[x] = a
+	}
+	return desc, anc
 }
 
 // InGraphOrder sorts each group's nodes by pos, then the groups by their
