@@ -54,10 +54,10 @@ func (m *merger) run() [][]*ir.Node {
 		if m.dead[i] {
 			continue
 		}
-		for j := i + 1; j < len(groups); j++ {
-			if m.dead[j] {
-				continue
-			}
+		// Only the partitions that descend from no spine node i reaches
+		// can merge with it (merger.spineSeparates): the min tree of
+		// below finds the next one.
+		for j := m.nextBelow(i+1, m.above[i]); j >= 0; j = m.nextBelow(j+1, m.above[i]) {
 			if m.first[j] > m.cut[i] {
 				// j and every later partition have a node after a cut
 				// node that partition i reaches: all are on a path that
@@ -109,6 +109,10 @@ type merger struct {
 	// turns merger.horizon's pruning off (tests compare the two).
 	walked    int
 	noHorizon bool
+	// belows is a min tree over the partitions of below, math.MaxInt
+	// for a merged-away one; size is its number of leaves.
+	belows []int
+	size   int
 	// lasts is a max tree over the partitions (in first-node order) of
 	// their last node position, -1 for a merged-away one.
 	lasts []int
@@ -154,12 +158,21 @@ func newMerger(groups [][]*ir.Node, pos map[*ir.Node]int) *merger {
 	}
 	desc, anc := m.spine(byPos)
 	m.below, m.above = make([]int, len(groups)), make([]int, len(groups))
+	m.size = 1
+	for m.size < len(groups) {
+		m.size *= 2
+	}
+	m.belows = make([]int, 2*m.size)
+	for k := range m.belows {
+		m.belows[k] = math.MaxInt
+	}
 	for k, g := range groups {
 		m.below[k], m.above[k] = -1, math.MaxInt
 		for _, n := range g {
 			m.below[k] = max(m.below[k], desc[pos[n]])
 			m.above[k] = min(m.above[k], anc[pos[n]])
 		}
+		m.setBelow(k, m.below[k])
 	}
 	return m
 }
@@ -337,6 +350,55 @@ func (m *merger) merge(i, j int) {
 	m.dead[j] = true
 	m.setLast(i, m.last[i])
 	m.setLast(j, -1)
+	m.setBelow(i, m.below[i])
+	m.setBelow(j, math.MaxInt)
+}
+
+// setBelow sets partition k's leaf in the min tree of below.
+func (m *merger) setBelow(k, v int) {
+	k += m.size
+	m.belows[k] = v
+	for k > 1 {
+		k /= 2
+		m.belows[k] = min(m.belows[2*k], m.belows[2*k+1])
+	}
+}
+
+// nextBelow is the first partition from lo on whose below is less than
+// x (merged-away ones have none), -1 when none.
+func (m *merger) nextBelow(lo, x int) int {
+	if lo >= m.size {
+		return -1
+	}
+	// Climb from lo's leaf while the subtrees to the right of the path
+	// hold nothing below x, then descend into the first that does.
+	k := lo + m.size
+	if m.belows[k] < x {
+		return lo
+	}
+	for {
+		for k&1 == 1 { // a right child: its parent's right part is done
+			k /= 2
+			if k == 0 {
+				return -1
+			}
+		}
+		if k == 1 {
+			return -1
+		}
+		k++ // the right sibling
+		if m.belows[k] < x {
+			break
+		}
+	}
+	for k < m.size {
+		if m.belows[2*k] < x {
+			k = 2 * k
+		} else {
+			k = 2*k + 1
+		}
+	}
+	return k - m.size
 }
 
 // setLast sets partition k's entry in the max tree of last positions.

@@ -2,6 +2,7 @@ package xnnpack
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -293,5 +294,49 @@ func TestMergeUnrelatedSpineSeparatesBlocks(t *testing.T) {
 	want := groupNames(mergeUnrelatedRef(ref, pos))
 	if got := groupNames(mergeUnrelated(groups, pos)); got != want {
 		t.Errorf("partitions\n%s\nwant (reference)\n%s", got, want)
+	}
+}
+
+// merger.nextBelow finds what a linear scan finds, with leaves changed as
+// merges change them.
+func TestMergerNextBelowMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for iter := range 300 {
+		n := 1 + rng.IntN(40)
+		m := &merger{groups: make([][]*ir.Node, n)}
+		m.size = 1
+		for m.size < n {
+			m.size *= 2
+		}
+		m.belows = make([]int, 2*m.size)
+		for k := range m.belows {
+			m.belows[k] = math.MaxInt
+		}
+		vals := make([]int, n)
+		for k := range vals {
+			vals[k] = rng.IntN(10) - 1
+			m.setBelow(k, vals[k])
+		}
+		for step := range 50 {
+			if step%5 == 4 {
+				k := rng.IntN(n)
+				vals[k] = math.MaxInt
+				if rng.IntN(2) == 0 {
+					vals[k] = rng.IntN(10) - 1
+				}
+				m.setBelow(k, vals[k])
+			}
+			lo, x := rng.IntN(n+1), rng.IntN(11)-1
+			want := -1
+			for k := lo; k < n; k++ {
+				if vals[k] < x {
+					want = k
+					break
+				}
+			}
+			if got := m.nextBelow(lo, x); got != want {
+				t.Fatalf("iteration %d: nextBelow(%d, %d) = %d, want %d (values %v)", iter, lo, x, got, want, vals)
+			}
+		}
 	}
 }
