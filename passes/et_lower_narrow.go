@@ -40,9 +40,6 @@ var etlOpSliceCopy = ir.OpAtenSliceCopyTensor
 func runNarrowAsSliceCopy(p *ir.Program, c *pm.Ctx) (pm.Result, error) {
 	changed := false
 	err := etlEachNodeOf(p, func(op ir.Op) bool { return op == etOpNarrow }, func(n *ir.Node) error {
-		if n.Op != etOpNarrow {
-			return nil
-		}
 		kw, ok, err := etlNarrowSliceArgs(p, n)
 		if err != nil {
 			return err

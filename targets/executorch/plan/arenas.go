@@ -97,7 +97,8 @@ func ComputeArenas(p *ir.Program, opt Options, arenaOf func(*ir.Value) int) (_ *
 
 // bestPlacement places the planned classes (for Compute and the arenas):
 // exir's order first (it wins ties), then every fixed order first fit and
-// best fit, then the bounded search while a gap to the lower bound remains.
+// best fit, then the bounded search, stopping once a placement reaches the
+// max-live lower bound.
 func bestPlacement(classes []*class, align int64) placement {
 	best := placeExir(classes, align)
 	lb := maxLive(classes, align)

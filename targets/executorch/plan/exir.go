@@ -65,10 +65,6 @@ func placeExir(classes []*class, align int64) placement {
 		}
 		return todo[i].id > todo[j].id
 	})
-	type member struct {
-		c   *class
-		off int64 // within the object
-	}
 	type object struct {
 		size int64
 		// times is the union of the members' live positions, as sorted,
