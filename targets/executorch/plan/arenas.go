@@ -119,7 +119,7 @@ func bestPlacement(classes []*class, align int64) placement {
 		}
 	}
 	if best.arena > lb {
-		if pl, ok := search(classes, align, best.arena); ok {
+		if pl, ok, _ := search(classes, align, best.arena); ok {
 			best = pl
 		}
 	}

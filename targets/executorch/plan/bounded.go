@@ -70,7 +70,7 @@ func placeBounded(classes []*class, align, limit int64, less func(a, b *class) b
 			break
 		}
 		if at < 0 {
-			return placement{}, false
+			return placement{work: live.work}, false
 		}
 		pl.offset[c.id] = at
 		if at+need > pl.arena {
@@ -78,5 +78,6 @@ func placeBounded(classes []*class, align, limit int64, less func(a, b *class) b
 		}
 		live.add(c, span{at, at + need})
 	}
+	pl.work = live.work
 	return pl, true
 }

@@ -25,6 +25,9 @@ type placement struct {
 	name   string
 	offset []int64
 	arena  int64
+	// work counts the busy spans the placement's steps read (one more per
+	// step): what the search's budget is spent in.
+	work int64
 }
 
 // orders are the placement orders tried; the smallest arena wins (ties go
@@ -92,11 +95,13 @@ func place(classes []*class, align int64, name string, less func(a, b *class) bo
 			pl.arena = off + need
 			if bound > 0 && pl.arena >= bound {
 				// The arena only grows: this placement cannot win.
+				pl.work = live.work
 				return pl
 			}
 		}
 		live.add(c, span{off, off + need})
 	}
+	pl.work = live.work
 	return pl
 }
 

@@ -239,6 +239,8 @@ type spaceSet struct {
 	sets  [][]span
 	heads []int
 	heap  []int
+	// work is the number of spans busy has read, plus one per call.
+	work int64
 }
 
 func newSpaceSet(classes []*class) *spaceSet {
@@ -272,9 +274,14 @@ func (s *spaceSet) busy(c *class) []span {
 	s.buf = s.buf[:0]
 	if s.index != nil {
 		s.sets = s.index.overlapping(c, s.sets[:0])
+		s.work++
+		for _, set := range s.sets {
+			s.work += int64(len(set))
+		}
 		s.buf, s.heads, s.heap = unionOf(s.sets, s.heads, s.heap, s.buf)
 		return s.buf
 	}
+	s.work += 1 + int64(len(s.list))
 	for i, q := range s.list {
 		if overlaps(c, q) {
 			s.buf = append(s.buf, s.spans[i])
