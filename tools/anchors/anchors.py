@@ -1001,9 +1001,12 @@ def goal(rows):
         out.append("| `%s` | %d | %s | %s | %s | %s |" % (
             r["name"], r["nodes"], speedup(fo, to), speedup(fp, tp), arena_cell,
             "yes" if ok else "**no**: " + ", ".join(why + unshown) if why else "not shown: " + ", ".join(unshown)))
-    out.append("\nOf %d programs of about 10k nodes or more, %d meet the goal, %d miss it and %d are not settled by this "
-               "run. Speed-ups are wall-time ratios of the exporter step on the machine above (`>` where torch's "
-               "exporter ran past the timeout: a lower bound).\n" % (len(big), met, nos, len(big) - met - nos))
+    unsettled = len(big) - met - nos
+    out.append("\nOf %d programs of about 10k nodes or more, %d meet%s the goal, %d miss%s it and %d %s not settled by "
+               "this run. Speed-ups are wall-time ratios of the exporter step on the machine above (`>` where torch's "
+               "exporter ran past the timeout: a lower bound).\n" % (
+                   len(big), met, "s" if met == 1 else "", nos, "es" if nos == 1 else "", unsettled,
+                   "is" if unsettled == 1 else "are"))
     return "\n".join(out) + "\n"
 
 
